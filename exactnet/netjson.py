@@ -1,0 +1,131 @@
+"""The network file format ``exactnet-network/1`` (JSON).
+
+::
+
+    {"format": "exactnet-network/1",
+     "name": "optional", "metadata": {...optional...},
+     "layers": [{"weights": [[...], ...], "biases": [...]}, ...]}
+
+``weights`` of layer ``l`` has shape ``n_l x n_(l-1)``. Each number is a JSON
+integer or a string holding an integer, ``p/q`` or a plain decimal. A JSON float
+such as ``0.1`` is refused with a message that says how to write it (``"0.1"``
+or ``"1/10"``): a float in a file has already lost the number the user meant.
+Written files use the canonical spelling (strings ``"p/q"``, reduced).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import FormatError, ShapeError
+from .network import Layer, Network
+from .qq import MAX_DIGITS, parse_q, q_str, to_q
+
+__all__ = ["FORMAT", "network_to_json", "network_from_json", "dumps_network", "loads_network"]
+
+FORMAT = "exactnet-network/1"
+
+
+def _num(v: Any, where: str):
+    if isinstance(v, bool):
+        raise FormatError(f"{where}: true/false is not a number")
+    if isinstance(v, int):
+        return to_q(v)
+    if isinstance(v, float):
+        raise FormatError(
+            f"{where}: JSON float {v!r} is not exact; write it as a string, e.g. \"{v!r}\" or \"p/q\""
+        )
+    if isinstance(v, str):
+        try:
+            return parse_q(v)
+        except FormatError as e:
+            raise FormatError(f"{where}: {e}") from None
+    raise FormatError(f"{where}: expected a number, got {type(v).__name__}")
+
+
+def network_from_json(obj: Any) -> Network:
+    """Build a network from the parsed JSON object of an ``exactnet-network/1`` file."""
+    if not isinstance(obj, dict):
+        raise FormatError("a network file must hold a JSON object")
+    fmt = obj.get("format")
+    if fmt != FORMAT:
+        raise FormatError(f"unknown format {fmt!r}: expected {FORMAT!r}")
+    layers = obj.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise ShapeError("'layers' must be a non-empty list (a network needs at least one layer)")
+    out = []
+    for k, layer in enumerate(layers, start=1):
+        if not isinstance(layer, dict) or "weights" not in layer or "biases" not in layer:
+            raise FormatError(f"layer {k} must be an object with 'weights' and 'biases'")
+        w, b = layer["weights"], layer["biases"]
+        if not isinstance(w, list) or not all(isinstance(r, list) for r in w):
+            raise ShapeError(f"layer {k}: 'weights' must be a list of rows")
+        if not isinstance(b, list):
+            raise ShapeError(f"layer {k}: 'biases' must be a list")
+        widths = {len(r) for r in w}
+        if len(widths) > 1:
+            raise ShapeError(f"layer {k}: ragged weight rows (lengths {sorted(widths)})")
+        rows = tuple(
+            tuple(_num(v, f"layer {k} weight [{i + 1}][{j + 1}]") for j, v in enumerate(r))
+            for i, r in enumerate(w)
+        )
+        bias = tuple(_num(v, f"layer {k} bias [{i + 1}]") for i, v in enumerate(b))
+        if len(rows) != len(bias):
+            raise ShapeError(f"layer {k}: {len(rows)} weight rows but {len(bias)} biases")
+        if rows and len(rows[0]) == 0:
+            raise ShapeError(f"layer {k}: weight rows are empty")
+        out.append(Layer(rows, bias))
+    name = obj.get("name")
+    meta = obj.get("metadata")
+    if name is not None and not isinstance(name, str):
+        raise FormatError("'name' must be a string")
+    if meta is not None and not isinstance(meta, dict):
+        raise FormatError("'metadata' must be an object")
+    return Network(out, name=name, metadata=meta)
+
+
+def network_to_json(net: Network) -> dict:
+    """The JSON object for ``net``, numbers in canonical spelling."""
+    obj: dict[str, Any] = {"format": FORMAT}
+    if net.name:
+        obj["name"] = net.name
+    if net.metadata:
+        obj["metadata"] = net.metadata
+    obj["layers"] = [
+        {
+            "weights": [[q_str(v) for v in row] for row in layer.weights],
+            "biases": [q_str(v) for v in layer.biases],
+        }
+        for layer in net.layers
+    ]
+    return obj
+
+
+def dumps_network(net: Network) -> str:
+    """Serialise to the canonical JSON text (one layer row per line is not promised)."""
+    return json.dumps(network_to_json(net), indent=1) + "\n"
+
+
+def loads_network(text: str) -> Network:
+    """Parse JSON text of an ``exactnet-network/1`` file."""
+    # Guard huge integers before json converts them (json also has its own int limit).
+    try:
+        obj = json.loads(text, parse_int=_parse_int, parse_constant=_bad_constant)
+    except FormatError:
+        raise
+    except (ValueError, RecursionError) as e:
+        raise FormatError(f"not valid JSON: {e}") from None
+    return network_from_json(obj)
+
+
+def _parse_int(s: str) -> int:
+    if len(s.lstrip("-")) > MAX_DIGITS:
+        from .errors import ValueRangeError
+
+        raise ValueRangeError(f"integer with {len(s)} digits exceeds the limit of {MAX_DIGITS} digits")
+    return int(s)
+
+
+def _bad_constant(s: str):
+    raise FormatError(f"{s} is not a number exactnet accepts")

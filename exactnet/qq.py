@@ -1,0 +1,210 @@
+"""Exact rationals: the one module where numbers enter and leave exactnet.
+
+Everything inside exactnet computes with python-flint's ``fmpq``. This module is
+the border: it parses user text (integers, ``p/q``, decimals such as ``"0.25"``
+which is exactly ``1/4``), converts ``int`` and ``fractions.Fraction``, prints the
+canonical spelling ``-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?`` and turns floats into
+rationals *only when asked*, in one of two documented modes:
+
+* ``"exact"``: the float's own binary value (``0.1`` becomes
+  ``3602879701896397/36028797018963968``);
+* ``"decimal"``: the shortest decimal that round-trips (``0.1`` becomes ``1/10``).
+
+A Python float passed anywhere else is an error: floats never decide anything.
+
+>>> q_str(parse_q("0.25"))
+'1/4'
+>>> q_str(to_q(Fraction(-6, 4)))
+'-3/2'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from typing import Iterable, Literal, Sequence
+
+from flint import fmpq, fmpz
+
+from .errors import FormatError, ShapeError, ValueRangeError
+
+__all__ = [
+    "fmpq",
+    "fmpz",
+    "MAX_DIGITS",
+    "FloatMode",
+    "parse_q",
+    "to_q",
+    "from_float",
+    "q_str",
+    "q_to_fraction",
+    "q_to_float",
+    "parse_vector",
+    "is_canonical",
+    "Q0",
+    "Q1",
+]
+
+#: Largest number of digits accepted in one number (numerator, denominator or
+#: decimal digits together). Longer input is refused with ValueRangeError so that a
+#: hostile file cannot make the parser allocate without bound.
+MAX_DIGITS = 4000
+
+FloatMode = Literal["exact", "decimal"]
+
+Q0 = fmpq(0)
+Q1 = fmpq(1)
+
+_CANON = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+_FRAC = re.compile(r"([+-]?[0-9]+)/([0-9]+)\Z")
+_DEC = re.compile(r"([+-]?)([0-9]*)\.([0-9]*)\Z")
+
+
+def _check_digits(text: str, original: str) -> None:
+    digits = sum(ch.isdigit() for ch in text)
+    if digits > MAX_DIGITS:
+        raise ValueRangeError(
+            f"number with {digits} digits exceeds the limit of {MAX_DIGITS} digits: {original[:20]}..."
+        )
+
+
+def parse_q(text: str) -> fmpq:
+    """Parse an integer, ``p/q`` or a plain decimal (``-1.25``) exactly.
+
+    Only ASCII digits, an optional sign, one ``/`` or one ``.`` are accepted; no
+    exponents, spaces, underscores, ``inf`` or ``nan``.
+
+    >>> parse_q("-3/6")
+    -1/2
+    >>> parse_q("1e3")
+    Traceback (most recent call last):
+    ...
+    exactnet.errors.FormatError: not a rational number: '1e3' (write an integer, p/q or a decimal like 0.25)
+    """
+    if not isinstance(text, str):
+        raise FormatError(f"expected a string holding a rational, got {type(text).__name__}")
+    s = text
+    if not s.isascii():
+        raise FormatError(f"not a rational number: {text!r} (non-ASCII characters)")
+    _check_digits(s, text)
+    m = _INT.match(s)
+    if m:
+        return fmpq(int(s))
+    m = _FRAC.match(s)
+    if m:
+        den = int(m.group(2))
+        if den == 0:
+            raise ValueRangeError(f"division by zero in {text!r}")
+        return fmpq(int(m.group(1)), den)
+    m = _DEC.match(s)
+    if m and (m.group(2) or m.group(3)):
+        sign = -1 if m.group(1) == "-" else 1
+        whole = int(m.group(2) or "0")
+        frac = m.group(3)
+        num = whole * 10 ** len(frac) + int(frac or "0")
+        return fmpq(sign * num, 10 ** len(frac))
+    raise FormatError(
+        f"not a rational number: {text!r} (write an integer, p/q or a decimal like 0.25)"
+    )
+
+
+def is_canonical(text: str) -> bool:
+    """True when ``text`` is the canonical spelling of a reduced rational."""
+    if not _CANON.match(text) or text == "-0":
+        return False
+    q = parse_q(text)
+    return q_str(q) == text
+
+
+def to_q(value: object) -> fmpq:
+    """Convert an ``int``, ``Fraction``, ``fmpq``, ``fmpz`` or string to ``fmpq``.
+
+    Floats are refused: use :func:`from_float` and choose a mode.
+    """
+    if isinstance(value, fmpq):
+        return value
+    if isinstance(value, bool):
+        raise FormatError("a boolean is not a number")
+    if isinstance(value, int):
+        if value.bit_length() > (MAX_DIGITS * 10) // 3 + 4:
+            raise ValueRangeError(f"integer with about {len(str(value))} digits exceeds the limit of {MAX_DIGITS}")
+        return fmpq(value)
+    if isinstance(value, fmpz):
+        return fmpq(value)
+    if isinstance(value, Fraction):
+        return fmpq(value.numerator, value.denominator)
+    if isinstance(value, str):
+        return parse_q(value)
+    if isinstance(value, float):
+        raise FormatError(
+            f"the float {value!r} is not exact; write it as a string like \"{value!r}\" or \"p/q\", "
+            "or convert explicitly with a float mode ('exact' or 'decimal')"
+        )
+    # numpy integer scalars and similar integer-like objects
+    if hasattr(value, "__index__"):
+        return fmpq(int(value.__index__()))
+    raise FormatError(f"cannot read a rational from {type(value).__name__}")
+
+
+def from_float(value: float, mode: FloatMode) -> fmpq:
+    """Convert a float, explicitly: ``exact`` (binary value) or ``decimal`` (shortest repr).
+
+    >>> q_str(from_float(0.1, "decimal"))
+    '1/10'
+    >>> q_str(from_float(0.5, "exact"))
+    '1/2'
+    """
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        raise ValueRangeError(f"{x!r} is not a finite number")
+    if mode == "exact":
+        n, d = x.as_integer_ratio()
+        return fmpq(n, d)
+    if mode == "decimal":
+        return parse_q(_float_repr_to_plain(repr(x)))
+    raise ValueRangeError(f"unknown float mode {mode!r}: use 'exact' or 'decimal'")
+
+
+def _float_repr_to_plain(r: str) -> str:
+    """Turn repr(float) (maybe with an exponent) into a plain decimal string."""
+    if "e" not in r and "E" not in r:
+        return r
+    f = Fraction(r)  # repr of a finite float is a valid decimal literal
+    return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+
+
+def q_str(q: fmpq) -> str:
+    """Canonical spelling of a rational: ``-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?``."""
+    q = to_q(q)
+    return str(q)
+
+
+def q_to_fraction(q: fmpq) -> Fraction:
+    """The same number as a ``fractions.Fraction``."""
+    return Fraction(int(q.p), int(q.q))
+
+
+def q_to_float(q: fmpq) -> float:
+    """Nearest float, for display and plots only: never for decisions."""
+    return int(q.p) / int(q.q)
+
+
+def parse_vector(text: str, length: int | None = None) -> list[fmpq]:
+    """Parse ``"1/2,-3,0.25"`` into a list of rationals, optionally of a given length."""
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or any(p == "" for p in parts):
+        raise FormatError(f"expected comma-separated rationals, got {text!r}")
+    vec = [parse_q(p) for p in parts]
+    if length is not None and len(vec) != length:
+        raise ShapeError(f"expected {length} comma-separated numbers, got {len(vec)} in {text!r}")
+    return vec
+
+
+def vector_strs(vec: Iterable[fmpq]) -> list[str]:
+    """Canonical strings of a vector of rationals."""
+    return [q_str(v) for v in vec]
+
+
+__all__.append("vector_strs")
