@@ -103,8 +103,22 @@ def network_to_json(net: Network) -> dict:
 
 
 def dumps_network(net: Network) -> str:
-    """Serialise to the canonical JSON text (one layer row per line is not promised)."""
-    return json.dumps(network_to_json(net), indent=1) + "\n"
+    """Serialise to canonical JSON text: one weight row per line, numbers as canonical strings."""
+    obj = network_to_json(net)
+    head = {k: v for k, v in obj.items() if k != "layers"}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)},")
+    lines.append('  "layers": [')
+    for n, layer in enumerate(obj["layers"]):
+        rows = ",\n".join("      " + json.dumps(r) for r in layer["weights"])
+        end = "," if n + 1 < len(obj["layers"]) else ""
+        lines.append('    {"weights": [')
+        lines.append(rows)
+        lines.append(f'     ], "biases": {json.dumps(layer["biases"])}}}{end}')
+    lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def loads_network(text: str) -> Network:

@@ -128,8 +128,8 @@ def to_q(value: object) -> fmpq:
     if isinstance(value, bool):
         raise FormatError("a boolean is not a number")
     if isinstance(value, int):
-        if value.bit_length() > (MAX_DIGITS * 10) // 3 + 4:
-            raise ValueRangeError(f"integer with about {len(str(value))} digits exceeds the limit of {MAX_DIGITS}")
+        if value.bit_length() > MAX_DIGITS * 3322 // 1000 + 1:
+            raise ValueRangeError(f"integer with more than {MAX_DIGITS} digits exceeds the limit")
         return fmpq(value)
     if isinstance(value, fmpz):
         return fmpq(value)

@@ -1,0 +1,249 @@
+"""Trivial symmetries of ReLU networks: permutations and positive scalings of hidden neurons.
+
+The group ``G`` acts on the parameters of an architecture by permuting the
+neurons of each hidden layer and by scaling hidden neuron ``(l, i)`` by ``c > 0``
+(row ``i`` of ``W_l`` and ``b_l[i]`` times ``c``, column ``i`` of ``W_(l+1)``
+divided by ``c``). Every element of ``G`` preserves the function.
+
+Canonical form (theory.md section 1). Layer by layer, every hidden neuron whose
+incoming row ``(w, b)`` is nonzero is divided by the absolute value of the first
+nonzero entry of ``(w, b)`` (columns in the already canonical order of the layer
+before) and the next layer compensates; then the neurons of the layer are sorted
+by their normalised rows. Two cases need care:
+
+* **Tied rows** (two neurons with the same normalised row): the order among them
+  changes the next layers. The canonical form takes, over all orders of every tie
+  class, the lexicographically smallest serialisation of the whole network, so it
+  stays an orbit invariant. This is exponential in the tie classes' sizes; more than
+  ``TIE_LIMIT`` combinations raise :class:`LimitError`.
+* **Zero incoming rows** (``w = 0`` and ``b = 0``: a neuron that is identically
+  zero). Its scale cannot be read from its row; the canonical form normalises its
+  outgoing column instead (first nonzero entry of absolute value 1) and sorts such
+  neurons after the others by that column. This still applies only group elements,
+  so equal canonical forms always prove "same orbit"; but for networks with such
+  neurons different canonical forms do **not** prove "different orbits", and
+  :func:`same_orbit` says so with :class:`UndecidedError` instead of guessing.
+
+For networks without zero incoming rows the canonical form is a complete orbit
+invariant: ``same_orbit(a, b)`` iff ``canonical_form(a) == canonical_form(b)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Sequence
+
+from flint import fmpq
+
+from .errors import LimitError, ShapeError, UndecidedError, ValueRangeError
+from .network import Layer, Network
+from .qq import Q0, to_q
+
+__all__ = [
+    "TIE_LIMIT",
+    "permute_layer",
+    "scale_neuron",
+    "scale_layer",
+    "canonical_form",
+    "same_orbit",
+    "has_zero_rows",
+    "random_orbit_element",
+    "normalised_row",
+]
+
+#: Most orderings of tied neurons the canonical form tries before giving up.
+TIE_LIMIT = 40320
+
+
+def _rows(net: Network) -> list[tuple[list[list[fmpq]], list[fmpq]]]:
+    return [([list(r) for r in L.weights], list(L.biases)) for L in net.layers]
+
+
+def _build(rows, like: Network) -> Network:
+    layers = [Layer(tuple(tuple(r) for r in W), tuple(b)) for W, b in rows]
+    return Network(layers, name=like.name, metadata=like.metadata)
+
+
+def _check_hidden(net: Network, l: int) -> None:
+    if not 1 <= l < net.depth:
+        raise ShapeError(f"layer {l} is not a hidden layer (hidden layers are 1..{net.depth - 1})")
+
+
+def permute_layer(net: Network, l: int, perm: Sequence[int]) -> Network:
+    """Reorder the neurons of hidden layer ``l``: new neuron ``k`` is old neuron ``perm[k]``."""
+    _check_hidden(net, l)
+    n = net.architecture[l]
+    if sorted(perm) != list(range(n)):
+        raise ValueRangeError(f"{list(perm)} is not a permutation of 0..{n - 1}")
+    rows = _rows(net)
+    W, b = rows[l - 1]
+    rows[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
+    W2, b2 = rows[l]
+    rows[l] = ([[r[p] for p in perm] for r in W2], b2)
+    return _build(rows, net)
+
+
+def scale_neuron(net: Network, l: int, i: int, c: object) -> Network:
+    """Scale hidden neuron ``(l, i)`` by ``c > 0`` (incoming row times c, outgoing column over c)."""
+    _check_hidden(net, l)
+    c = to_q(c)
+    if not c > 0:
+        raise ValueRangeError(f"scaling factor must be positive, got {c}")
+    rows = _rows(net)
+    W, b = rows[l - 1]
+    W[i] = [v * c for v in W[i]]
+    b[i] = b[i] * c
+    W2, _ = rows[l]
+    for r in W2:
+        r[i] = r[i] / c
+    return _build(rows, net)
+
+
+def scale_layer(net: Network, l: int, factors: Sequence[object]) -> Network:
+    """Scale every neuron of hidden layer ``l`` by its factor (all > 0)."""
+    out = net
+    for i, c in enumerate(factors):
+        out = scale_neuron(out, l, i, c)
+    return out
+
+
+def normalised_row(w: Sequence[fmpq], b: fmpq) -> tuple[fmpq, ...] | None:
+    """``(w, b)`` divided by ``|first nonzero entry|``, or None for the zero row."""
+    full = list(w) + [b]
+    for v in full:
+        if v != 0:
+            s = abs(v)
+            return tuple(x / s for x in full)
+    return None
+
+
+def has_zero_rows(net: Network) -> bool:
+    """True when some hidden neuron has incoming row ``(w, b) = 0``."""
+    return any(
+        all(v == 0 for v in row) and bias == 0
+        for L in net.layers[:-1]
+        for row, bias in zip(L.weights, L.biases)
+    )
+
+
+def _serial(rows) -> tuple:
+    return tuple((tuple(map(tuple, W)), tuple(b)) for W, b in rows)
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.n = 0
+
+
+def _canon_from(rows, l: int, L: int, counter: _Counter):
+    """Canonicalise hidden layers l..L-1 of ``rows`` (layers < l already canonical)."""
+    if l >= L:
+        return rows
+    W, b = rows[l - 1]
+    W2, b2 = rows[l]
+    n = len(b)
+    normal: list[tuple[tuple, int]] = []
+    zero: list[int] = []
+    W = [list(r) for r in W]
+    b = list(b)
+    W2 = [list(r) for r in W2]
+    for i in range(n):
+        nr = normalised_row(W[i], b[i])
+        if nr is None:
+            zero.append(i)
+            col = [r[i] for r in W2]
+            s = next((abs(v) for v in col if v != 0), None)
+            if s is not None:
+                for r in W2:
+                    r[i] = r[i] / s
+        else:
+            s = abs(next(v for v in list(W[i]) + [b[i]] if v != 0))
+            W[i] = [v / s for v in W[i]]
+            b[i] = b[i] / s
+            for r in W2:
+                r[i] = r[i] * s
+            normal.append((nr, i))
+    # group into tie classes, sorted
+    normal.sort(key=lambda t: t[0])
+    groups: list[list[int]] = []
+    for k, (nr, i) in enumerate(normal):
+        if k and normal[k - 1][0] == nr:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    # zero-row neurons sorted by their (normalised) outgoing column, ties grouped
+    zkeys = sorted(((tuple(r[i] for r in W2), i) for i in zero), key=lambda t: t[0])
+    for k, (col, i) in enumerate(zkeys):
+        if k and zkeys[k - 1][0] == col:  # a zero group never merges with a normal one
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    combos = 1
+    for g in groups:
+        for m in range(2, len(g) + 1):
+            combos *= m
+    counter.n += combos
+    if counter.n > TIE_LIMIT:
+        raise LimitError(
+            f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try"
+        )
+    best = None
+    for choice in itertools.product(*[itertools.permutations(g) for g in groups]):
+        perm = [i for g in choice for i in g]
+        new = list(rows)
+        new[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
+        new[l] = ([[r[p] for p in perm] for r in W2], b2)
+        done = _canon_from(new, l + 1, L, counter)
+        s = _serial(done)
+        if best is None or s < best[0]:
+            best = (s, done)
+    return best[1]
+
+
+def canonical_form(net: Network) -> Network:
+    """The canonical representative of ``net``'s orbit (see the module docstring).
+
+    >>> from exactnet.network import Network
+    >>> a = Network.from_lists([([[2, 0], [0, -3]], [2, 0]), ([[1, 1]], [0])])
+    >>> [[str(v) for v in row] for row in canonical_form(a).weights(1)]
+    [['0', '-1'], ['1', '0']]
+    """
+    rows = _rows(net)
+    out = _canon_from(rows, 1, net.depth, _Counter())
+    return _build(out, net)
+
+
+def same_orbit(a: Network, b: Network) -> bool:
+    """Decide whether ``b`` is ``g.a`` for a permutation-and-positive-scaling ``g``.
+
+    Raises :class:`UndecidedError` when the canonical forms differ but a hidden
+    neuron has a zero incoming row, where canonical forms are not complete.
+    """
+    if a.architecture != b.architecture:
+        return False
+    ca, cb = canonical_form(a), canonical_form(b)
+    if ca == cb:
+        return True
+    if has_zero_rows(a) or has_zero_rows(b):
+        if has_zero_rows(a) != has_zero_rows(b):
+            return False  # zero rows are preserved by every group element
+        raise UndecidedError(
+            "same_orbit: both networks have hidden neurons with zero incoming rows, where the "
+            "canonical form is not a complete invariant"
+        )
+    return False
+
+
+def random_orbit_element(net: Network, rng: random.Random | int | None = None, max_den: int = 7) -> Network:
+    """A random element of ``net``'s orbit: random permutations and positive rational scales."""
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    out = net
+    for l in range(1, net.depth):
+        n = net.architecture[l]
+        perm = list(range(n))
+        rng.shuffle(perm)
+        out = permute_layer(out, l, perm)
+        out = scale_layer(out, l, [fmpq(rng.randint(1, max_den), rng.randint(1, max_den)) for _ in range(n)])
+    return out
