@@ -1,0 +1,482 @@
+"""Activation regions of a ReLU network over the whole input space, exactly.
+
+Algorithm: **region subdivision, neuron by neuron in layer order, with an exact LP**
+(:mod:`exactnet.lp`). A *node* is a closed polyhedron ``P = {x : h_k(x) >= 0}`` with a
+pattern prefix (the signs of the neurons processed so far) and a point ``p`` strictly
+inside it, off every bent hyperplane processed so far. On a node the pre-activation
+``g`` of the next neuron is affine (its layer only reads earlier layers, which are fixed
+on the node). The node is split by ``g`` iff ``g`` takes both signs in the interior:
+
+* ``g`` constant on ``P``: no split; the sign is the constant's (zero: the neuron is
+  identically zero on the node, pattern bit 0, recorded as ``zero``);
+* ``g(p) = 0`` (``g`` not constant): split; new interior points ``p +- t grad g`` with
+  ``t`` below the smallest slack ratio;
+* otherwise, say ``g(p) > 0``: one exact LP ``min g`` over ``P`` started at ``p``. If the
+  minimum is ``>= 0`` there is no split and the LP's multipliers give the exact
+  certificate ``g = mu + sum lam_k h_k`` (``mu, lam >= 0``); if it is negative (or
+  unbounded) the other side gets the interior point ``(1-s) p + s v`` on the segment to
+  the LP's vertex ``v`` (or ``p + t d`` along its ray ``d``), strictly inside ``P`` and
+  strictly on the negative side.
+
+So every node keeps an interior point strictly off every processed hyperplane (the final
+interior points are generic: all pre-activations nonzero except neurons identically zero
+on the cell). Splitting by closed half-spaces keeps the invariant that the leaves' closed
+polyhedra cover the root (``R^n0`` or the box) and have pairwise disjoint interiors: this
+is the covering argument of ``proofs/lemmas/regions.md``. Degeneracies (hyperplanes through
+vertices, coincident or parallel hyperplanes, dead or always-active neurons, neurons zero
+on a cell) need no special case: the LP decides with ``>= 0`` versus ``< 0`` exactly.
+
+After each layer the node's redundant constraints are removed (``min h_k`` over the other
+constraints is ``>= 0``), which keeps the LPs small; at the end the remaining constraints
+are the facets, each with a relative-interior *facet witness* (on the segment from ``p`` to
+the LP vertex that violates it). Vertices come from ``n0``-subsets of facets (2-D: pairs,
+cyclically ordered). Unbounded cells are first-class: the LP reports rays.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from flint import fmpq, fmpq_mat
+
+from .errors import LimitError, ShapeError, ValueRangeError
+from .lp import minimize
+from .network import Layer, Network
+from .qq import to_q
+
+__all__ = [
+    "Constraint",
+    "Cell",
+    "RegionComplex",
+    "compute_regions",
+    "cell_containing",
+    "slice_network",
+    "polygon_area",
+]
+
+Q0 = fmpq(0)
+Q1 = fmpq(1)
+Q2 = fmpq(2)
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One facet ``normal . x + offset >= 0`` of a cell.
+
+    ``neuron`` is the ``(layer, index)`` whose (signed) pre-activation gives it, ``None`` for
+    a box side; ``neighbour`` the first cell across this facet (``None`` for a box side or
+    before :func:`exactnet.breakpoints.breakpoint_complex` has been run: see ``neighbours``
+    in the breakpoint complex). ``witness`` is a point in the relative interior of the facet.
+    """
+
+    normal: tuple
+    offset: fmpq
+    neuron: tuple | None
+    neighbour: int | None = None
+    witness: tuple | None = None
+    box_side: tuple | None = None  # (coordinate, 0 for x_i >= lo, 1 for x_i <= hi)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """An activation region with nonempty interior."""
+
+    pattern: tuple
+    interior_point: tuple
+    constraints: tuple
+    gradient: fmpq_mat
+    offset: tuple
+    vertices: tuple | None
+    bounded: bool
+    corners: tuple = ()  # vertices of the (possibly unbounded) cell, also when not bounded
+    zero: tuple = ()  # neurons identically zero on the cell
+    forced: dict = field(default_factory=dict, compare=False, repr=False)
+    sides: tuple = ()  # per hidden neuron in order: 1 split on this branch, 0 forced
+
+
+class RegionComplex:
+    """The activation regions of ``network`` (inside ``box`` when given)."""
+
+    def __init__(self, network: Network, cells: list, box, original=None, slice_=None):
+        self.network = network
+        self.cells = cells
+        self.box = box
+        self.original = original if original is not None else network
+        self.slice = slice_
+        self._by_pattern = {c.pattern: i for i, c in enumerate(cells)}
+        self._bp = None
+
+    def index_of_pattern(self, pattern) -> int | None:
+        return self._by_pattern.get(tuple(tuple(p) for p in pattern))
+
+    def vertex_set(self) -> set:
+        out = set()
+        for c in self.cells:
+            out.update(c.corners)
+        return out
+
+    def breakpoints(self):
+        if self._bp is None:
+            from .breakpoints import breakpoint_complex
+
+            self._bp = breakpoint_complex(self)
+        return self._bp
+
+    def summary(self) -> dict:
+        return {
+            "cells": len(self.cells),
+            "bounded_cells": sum(1 for c in self.cells if c.bounded),
+            "vertices": len(self.vertex_set()),
+            "linear_regions": self.breakpoints().linear_regions(),
+        }
+
+
+# --------------------------------------------------------------------- helpers
+def _dot(a, x) -> fmpq:
+    acc = Q0
+    for ai, xi in zip(a, x):
+        if ai and xi:
+            acc += ai * xi
+    return acc
+
+
+def _ev(con, x) -> fmpq:
+    return _dot(con[0], x) + con[1]
+
+
+def slice_network(net: Network, p0, p1, p2) -> Network:
+    """Compose ``net`` with ``(s, t) -> p0 + s (p1 - p0) + t (p2 - p0)``."""
+    n0 = net.input_dim
+    p0, p1, p2 = ([to_q(v) for v in p] for p in (p0, p1, p2))
+    if not (len(p0) == len(p1) == len(p2) == n0):
+        raise ShapeError(f"slice points need {n0} coordinates each")
+    u = [a - b for a, b in zip(p1, p0)]
+    v = [a - b for a, b in zip(p2, p0)]
+    if fmpq_mat([u, v]).rank() < 2:
+        raise ValueRangeError("slice points are collinear: P1-P0 and P2-P0 must be independent")
+    l1 = net.layers[0]
+    rows = tuple((_dot(r, u), _dot(r, v)) for r in l1.weights)
+    bias = tuple(b + _dot(r, p0) for r, b in zip(l1.weights, l1.biases))
+    return Network([Layer(rows, bias)] + list(net.layers[1:]), name=net.name, metadata=net.metadata)
+
+
+class _Node:
+    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides")
+
+    def __init__(self, cons, p, bits, zero, forced, sides):
+        self.cons = cons  # list of (normal tuple, offset, tag)
+        self.p = p
+        self.bits = bits
+        self.zero = zero
+        self.forced = forced
+        self.sides = sides
+
+
+def _lp_min(g, cons, p):
+    """``min g`` over the cell: ("optimal", x, g(x), lam) with ``g = g(x) + sum lam h``, or a ray."""
+    res = minimize(g[0], [c[0] for c in cons], [c[1] for c in cons], p)
+    if res[0] == "optimal":
+        return ("optimal", res[1], res[2] + g[1], res[3])
+    return res
+
+
+def _step_inside(cons, p, d):
+    """Largest-ish t > 0 with p + t d strictly inside (half the smallest ratio, at most 1)."""
+    t = Q1
+    for c in cons:
+        rate = _dot(c[0], d)
+        if rate < 0:
+            r = _ev(c, p) / (-rate) / Q2
+            if r < t:
+                t = r
+    return t
+
+
+def _split(node: _Node, g, tag, want_cert: bool):
+    """Split ``node`` by the affine function ``g = (normal, offset)``; return children."""
+    normal, off = g
+    if not any(normal):
+        bit = 1 if off > 0 else 0
+        forced = dict(node.forced)
+        forced[tag] = ((), abs(off))
+        zero = node.zero + ((tag,) if off == 0 else ())
+        return [_Node(node.cons, node.p, node.bits + (bit,), zero, forced, node.sides + (0,))]
+    val = _ev(g, node.p)
+    neg = (tuple(-a for a in normal), -off)
+    if val == 0:
+        t1 = _step_inside(node.cons, node.p, normal)
+        nd = tuple(-a for a in normal)
+        t2 = _step_inside(node.cons, node.p, nd)
+        pp = tuple(x + t1 * a for x, a in zip(node.p, normal))
+        pm = tuple(x + t2 * a for x, a in zip(node.p, nd))
+        return [
+            _Node(node.cons + [(normal, off, tag)], pp, node.bits + (1,), node.zero, node.forced, node.sides + (1,)),
+            _Node(node.cons + [(neg[0], neg[1], tag)], pm, node.bits + (0,), node.zero, node.forced, node.sides + (1,)),
+        ]
+    pos = val > 0
+    h = (normal, off) if pos else neg  # h(p) > 0
+    res = _lp_min(h, node.cons, node.p)
+    if res[0] == "optimal" and res[2] >= 0:
+        forced = dict(node.forced)
+        lam = res[3]
+        forced[tag] = (tuple((c[2], l) for c, l in zip(node.cons, lam) if l), res[2])
+        return [_Node(node.cons, node.p, node.bits + ((1,) if pos else (0,)), node.zero, forced, node.sides + (0,))]
+    hp = _ev(h, node.p)
+    if res[0] == "optimal":
+        v = res[1]
+        hv = res[2]
+        s = hp / (hp - hv)  # point where h = 0 on the segment
+        s = (s + Q1) / Q2
+        q = tuple((Q1 - s) * a + s * b for a, b in zip(node.p, v))
+    else:
+        d = res[2]
+        rate = _dot(h[0], d)  # < 0
+        t = hp / (-rate) * Q2
+        q = tuple(a + t * b for a, b in zip(node.p, d))
+    same = _Node(node.cons + [(h[0], h[1], tag)], node.p, node.bits + ((1,) if pos else (0,)), node.zero, node.forced, node.sides + (1,))
+    other = _Node(
+        node.cons + [(tuple(-a for a in h[0]), -h[1], tag)], q, node.bits + ((0,) if pos else (1,)), node.zero, node.forced, node.sides + (1,)
+    )
+    return [same, other] if pos else [other, same]
+
+
+def _remove_redundant(cons, p, with_witness: bool):
+    """Drop redundant constraints (in order); optionally a facet witness for each kept one."""
+    kept = list(cons)
+    k = 0
+    while k < len(kept):
+        c = kept[k]
+        others = kept[:k] + kept[k + 1 :]
+        if not any(c[0]):
+            kept.pop(k)
+            continue
+        res = _lp_min(c, others, p) if others else ("unbounded", p, tuple(-a for a in c[0]))
+        if res[0] == "optimal" and res[2] >= 0:
+            kept.pop(k)
+            continue
+        k += 1
+    if with_witness:
+        # witnesses against the final (irredundant) constraint list
+        return kept, _rewitness(kept, p)
+    return kept, None
+
+
+def _rewitness(kept, p):
+    ws = []
+    for k, c in enumerate(kept):
+        others = kept[:k] + kept[k + 1 :]
+        hp = _ev(c, p)
+        res = _lp_min(c, others, p) if others else ("unbounded", p, tuple(-a for a in c[0]))
+        if res[0] == "optimal":
+            v, hv = res[1], res[2]
+            s = hp / (hp - hv)
+            w = tuple((Q1 - s) * a + s * b for a, b in zip(p, v))
+        else:
+            d = res[2]
+            t = hp / (-_dot(c[0], d))
+            w = tuple(a + t * b for a, b in zip(p, d))
+        ws.append(w)
+    return ws
+
+
+def _solve(rows, rhs):
+    n = len(rows)
+    M = fmpq_mat(rows)
+    if M.rank() < n:
+        return None
+    sol = M.solve(fmpq_mat(n, 1, list(rhs)))
+    return tuple(sol[i, 0] for i in range(n))
+
+
+def _vertices(cons, p, n):
+    """Vertices of ``{x : c(x) >= 0}`` (irredundant ``cons``); 2-D in cyclic order around p."""
+    if len(cons) < n:
+        return ()
+    found = {}
+    for sub in itertools.combinations(range(len(cons)), n):
+        rows = [cons[k][0] for k in sub]
+        v = _solve(rows, [-cons[k][1] for k in sub])
+        if v is None or v in found:
+            continue
+        if all(_ev(c, v) >= 0 for c in cons):
+            found[v] = True
+    verts = list(found)
+    if n == 2 and len(verts) > 1:
+        verts.sort(key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, p)))
+    return tuple(verts)
+
+
+def _angle_cmp(a, b, c) -> int:
+    ax, ay = a[0] - c[0], a[1] - c[1]
+    bx, by = b[0] - c[0], b[1] - c[1]
+    ha = 0 if (ay > 0 or (ay == 0 and ax > 0)) else 1
+    hb = 0 if (by > 0 or (by == 0 and bx > 0)) else 1
+    if ha != hb:
+        return ha - hb
+    cr = ax * by - ay * bx
+    return -1 if cr > 0 else (1 if cr < 0 else 0)
+
+
+def _bounded(cons, p, n) -> bool:
+    if len(cons) <= n:
+        return False
+    rows = [c[0] for c in cons]
+    offs = [c[1] for c in cons]
+    for i in range(n):
+        for sgn in (Q1, -Q1):
+            obj = [Q0] * n
+            obj[i] = sgn
+            if minimize(obj, rows, offs, p)[0] == "unbounded":
+                return False
+    return True
+
+
+def polygon_area(verts) -> fmpq:
+    """Exact area of a polygon given in cyclic order (shoelace)."""
+    acc = Q0
+    k = len(verts)
+    for i in range(k):
+        x1, y1 = verts[i]
+        x2, y2 = verts[(i + 1) % k]
+        acc += x1 * y2 - x2 * y1
+    return abs(acc) / Q2
+
+
+def _layer_rows(layer: Layer, A_rows, c_vec):
+    """Pre-activations of ``layer`` as affine functions: list of (normal tuple, offset)."""
+    n_in = len(A_rows)
+    if n_in == 0:
+        return [(tuple(Q0 for _ in range(0)), b) for b in layer.biases]
+    H = fmpq_mat([list(r) + [c] for r, c in zip(A_rows, c_vec)])
+    Z = (layer.matrix() * H).tolist()
+    return [(tuple(r[:-1]), r[-1] + b) for r, b in zip(Z, layer.biases)]
+
+
+def compute_regions(
+    net: Network,
+    box=None,
+    slice_=None,
+    max_cells: int | None = None,
+    timeout: float | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
+    certificate: bool = True,
+) -> RegionComplex:
+    """All activation regions of ``net`` (inside ``[lo, hi]^n0`` when ``box=(lo, hi)``).
+
+    ``slice_=(P0, P1, P2)`` restricts to the 2-D affine slice ``P0 + s(P1-P0) + t(P2-P0)``
+    (coordinates ``(s, t)``). ``max_cells`` / ``timeout`` (seconds) raise
+    :class:`LimitError` when exceeded. ``progress(done_neurons, total_neurons, nodes)``.
+    """
+    original = net
+    if slice_ is not None:
+        net = slice_network(net, *slice_)
+    n = net.input_dim
+    start = time.monotonic()
+    if box is not None:
+        lo, hi = to_q(box[0]), to_q(box[1])
+        if not lo < hi:
+            raise ValueRangeError(f"box needs lo < hi, got [{lo}, {hi}]")
+        box = (lo, hi)
+        cons = []
+        for i in range(n):
+            e = tuple(Q1 if j == i else Q0 for j in range(n))
+            cons.append((e, -lo, ("box", i, 0)))
+            cons.append((tuple(-a for a in e), hi, ("box", i, 1)))
+        p = tuple((lo + hi) / Q2 for _ in range(n))
+    else:
+        cons = []
+        p = tuple(Q0 for _ in range(n))
+    ident = [tuple(Q1 if j == i else Q0 for j in range(n)) for i in range(n)]
+    # each item: (node, A_rows, c_vec) where (A, c) is h_{l-1} as affine functions
+    items = [(_Node(cons, p, (), (), {}, ()), ident, [Q0] * n)]
+    L = net.depth
+    total = net.num_hidden
+    done = 0
+    for l in range(1, L):
+        layer = net.layers[l - 1]
+        new_items = []
+        for node, A_rows, c_vec in items:
+            gs = _layer_rows(layer, A_rows, c_vec)
+            nodes = [node]
+            for i, g in enumerate(gs):
+                nxt = []
+                for nd in nodes:
+                    nxt.extend(_split(nd, g, (l, i), certificate))
+                nodes = nxt
+                if timeout is not None and time.monotonic() - start > timeout:
+                    raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
+            last = l == L - 1
+            for nd in nodes:
+                bits = nd.bits[-len(gs):]
+                A2 = [g[0] if b else tuple(Q0 for _ in range(n)) for g, b in zip(gs, bits)]
+                c2 = [g[1] if b else Q0 for g, b in zip(gs, bits)]
+                if not last:
+                    nd.cons, _ = _remove_redundant(nd.cons, nd.p, False)
+                new_items.append((nd, A2, c2))
+            if max_cells is not None and len(new_items) > max_cells and last:
+                raise LimitError(f"more than {max_cells} cells (--max-cells)")
+        items = new_items
+        done += len(gs) if L > 1 else 0
+        if max_cells is not None and len(items) > max_cells:
+            raise LimitError(f"more than {max_cells} cells (--max-cells)")
+        if progress is not None:
+            progress(done, total, len(items))
+    cells = []
+    out_layer = net.layers[-1]
+    for node, A_rows, c_vec in items:
+        if timeout is not None and time.monotonic() - start > timeout:
+            raise LimitError(f"timeout of {timeout} s reached while finishing cells")
+        kept, ws = _remove_redundant(node.cons, node.p, True)
+        zs = _layer_rows(out_layer, A_rows, c_vec)
+        G = fmpq_mat([list(z[0]) for z in zs]) if n else fmpq_mat(len(zs), 0)
+        offs = tuple(z[1] for z in zs)
+        constraints = tuple(
+            Constraint(
+                c[0], c[1], None if c[2][0] == "box" else c[2], None, w, (c[2][1], c[2][2]) if c[2][0] == "box" else None
+            )
+            for c, w in zip(kept, ws)
+        )
+        corners = _vertices(kept, node.p, n)
+        bounded = _bounded(kept, node.p, n) if (box is None) else True
+        bits = node.bits
+        pattern = []
+        k = 0
+        for l in range(1, L):
+            w_l = net.architecture[l]
+            pattern.append(tuple(bits[k : k + w_l]))
+            k += w_l
+        cells.append(
+            Cell(
+                tuple(pattern),
+                node.p,
+                constraints,
+                G,
+                offs,
+                corners if bounded else None,
+                bounded,
+                corners,
+                node.zero,
+                node.forced,
+                node.sides,
+            )
+        )
+    return RegionComplex(net, cells, box, original=original, slice_=slice_)
+
+
+def cell_containing(rc: RegionComplex, x) -> int:
+    """Index of the cell containing the generic point ``x`` (coordinates of ``rc.network``)."""
+    pt = [to_q(v) for v in x]
+    if rc.box is not None and not all(rc.box[0] <= v <= rc.box[1] for v in pt):
+        raise ValueRangeError("point outside the box")
+    idx = rc.index_of_pattern(rc.network.pattern(pt))
+    if idx is None:
+        # a point on a bent hyperplane or with neurons identically zero: search closed cells
+        for i, c in enumerate(rc.cells):
+            if all(_dot(k.normal, pt) + k.offset >= 0 for k in c.constraints):
+                return i
+        raise ValueRangeError("no cell contains the point (is it generic?)")
+    return idx
