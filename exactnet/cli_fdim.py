@@ -1,0 +1,88 @@
+"""``exactnet fdim NET [--json] [--certificate OUT]``: exact functional dimension and the bound D - N.
+
+Prints the rank of the parameter Jacobian over every activation region
+(:mod:`exactnet.fdim`), the bound ``D - N``, whether the value is exact or a proved lower
+bound, and the dead / stably active neurons. With ``--certificate OUT`` and rank
+``D - N`` it writes a ``LOCALLY-IDENTIFIABLE`` certificate (checked by the independent
+checker before it is written). Exit code 0 on success (whatever the rank), 2 on a user error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .errors import CertificateError
+
+__all__ = ["register", "run_fdim"]
+
+
+def run_fdim(args: argparse.Namespace) -> int:
+    """Handler of ``exactnet fdim``."""
+    from .fdim import functional_dimension
+
+    net = load_network_arg(args)
+    res = functional_dimension(
+        net,
+        use_regions=not args.no_regions,
+        max_cells=args.max_cells,
+        timeout=args.timeout,
+    )
+    out = res.to_json()
+    cert_path = getattr(args, "certificate", None)
+    if cert_path:
+        if not res.locally_identifiable:
+            raise CertificateError(
+                f"no LOCALLY-IDENTIFIABLE certificate: rank {res.functional_dimension} is below D - N = {res.bound}"
+            )
+        from .fdim import certify_local
+
+        cr = certify_local(net, use_regions=not args.no_regions, max_cells=args.max_cells, timeout=args.timeout)
+        if cr.certificate is None:
+            raise CertificateError(f"certificate not produced: {cr.reason}")
+        try:
+            from .certificate import check_certificate_text
+
+            chk = check_certificate_text(cr.certificate, network=net)
+            ok = getattr(chk, "verified", None)
+            if ok is None:
+                ok = chk[0]
+        except ImportError:  # pragma: no cover - the checker ships with exactnet
+            ok = False
+        if not ok:
+            raise CertificateError("the LOCALLY-IDENTIFIABLE certificate did not pass the independent checker")
+        write_text_output(cert_path, cr.certificate)
+        out["certificate"] = cert_path
+    if args.json:
+        print_json(out)
+    else:
+        print(f"functional dimension  {res.functional_dimension} ({res.status})")
+        print(f"bound                 D - N = {res.bound}  (D = {res.parameters}, N = {res.hidden_neurons})")
+        if res.upper_bound < res.bound:
+            print(f"proved upper bound    {res.upper_bound} (dead / stably active neurons)")
+        print(f"points                {len(res.points)} from {res.point_source}"
+              f"{' (every region)' if res.complete else ''}")
+        print(f"locally identifiable  {'yes' if res.locally_identifiable else 'not shown'}")
+        for d in res.deficient:
+            print(f"deficient neuron      {d['name']} {d['reason']} ({d['scope']})")
+        if res.note:
+            print(f"note                  {res.note}")
+        if cert_path:
+            print(f"wrote the certificate to {cert_path}", file=sys.stderr)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``fdim`` subcommand."""
+    p = subparsers.add_parser("fdim", help="exact functional dimension (Jacobian rank) and the bound D - N")
+    add_network_argument(p)
+    add_json_flag(p)
+    p.add_argument("--certificate", metavar="OUT", default=None,
+                   help="write a LOCALLY-IDENTIFIABLE certificate here (only when the rank is D - N)")
+    p.add_argument("--max-cells", type=int, default=20000,
+                   help="region budget; above it a documented random scheme gives a lower bound (default 20000)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the region enumeration (default 60)")
+    p.add_argument("--no-regions", action="store_true",
+                   help="skip the region complex; use random generic points (lower bound unless it reaches D - N)")
+    p.set_defaults(func=run_fdim)
