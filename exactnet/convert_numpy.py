@@ -1,0 +1,305 @@
+"""Reading networks from NumPy ``.npz`` archives (and ``.npy`` files), exactly.
+
+This is the border between float arrays and exact rationals for NumPy files. Two
+layouts are read:
+
+* **Named arrays** ``W1, b1, W2, b2, ...`` (exactly ``W<l>`` and ``b<l>``, ``l``
+  from 1 without gaps; other spellings are not guessed). ``W<l>`` is
+  ``n_l x n_(l-1)`` (rows are neurons, ``z = W h + b``), the exactnet convention.
+* **Positional object arrays** ``arr_0`` (a list of weight matrices) and ``arr_1``
+  (a list of bias vectors), as written by ``np.savez(path, ws, bs)`` in extraction
+  repositories. Two conventions are in use there:
+
+  - AI-Lab-Y/NN_cryptanalytic_extraction (``nets.py``) stores ``ws[l]`` as
+    ``n_l x n_(l-1)`` and biases as ``n_l x 1`` columns: the exactnet layout;
+  - Carlini, Jagielski and Mironov's cryptanalytic-model-extraction code computes
+    ``x = x @ A[l] + B[l]``, so ``A[l]`` is ``n_(l-1) x n_l`` (its train script saves
+    ``[A, B]`` with ``np.save``; ``np.savez(path, A, B)`` gives ``arr_0``/``arr_1``).
+    Such matrices are **transposed** on reading.
+
+  ``layout="auto"`` (the default) decides from the shapes: the bias lengths give
+  ``n_1 .. n_L``, and only one orientation chains unless every matrix is square.
+  For named arrays an all-square network is read in the documented ``rows``
+  layout; for ``arr_0``/``arr_1`` it is ambiguous and refused (pass
+  ``layout="rows"`` or ``"columns"``). The layout used is recorded in the network's
+  ``metadata["source"]``. A single object array of shape ``(2, L)`` (from
+  ``np.save(path, [A, B])`` with old NumPy) is read as ``[A, B]`` too.
+
+Numbers: integer arrays convert exactly without a float mode. Float arrays need an
+explicit ``float_mode``: ``"exact"`` (the binary value of each float) or
+``"decimal"`` (the shortest decimal that round-trips *in the array's own precision*,
+so a float32 ``0.1`` becomes ``1/10``). NaN or infinity raises
+:class:`~exactnet.errors.ValueRangeError` naming the array and the index.
+
+Object arrays are stored with pickle, and unpickling can run code. They are read
+only with ``allow_pickle=True`` (CLI: ``--allow-pickle``); otherwise the error says
+so. Plain numeric arrays never use pickle.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Literal, Sequence
+
+import numpy as np
+from flint import fmpq
+
+from .errors import ExactnetError, FormatError, ShapeError, ValueRangeError
+from .network import Layer, Network
+from .qq import FloatMode, from_float, parse_q
+
+__all__ = ["load_npz", "array_to_q", "layers_from_arrays", "Layout"]
+
+Layout = Literal["auto", "rows", "columns"]
+
+_NAMED = re.compile(r"([Wb])([1-9][0-9]*)\Z")
+
+
+def _check_mode(float_mode: str | None) -> None:
+    if float_mode not in (None, "exact", "decimal"):
+        raise ValueRangeError(f"unknown float mode {float_mode!r}: use 'exact' or 'decimal'")
+
+
+def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
+    """Convert a numeric array to nested lists of ``fmpq`` (same shape), exactly.
+
+    Integer arrays need no mode. Float arrays need ``float_mode``; NaN/inf raise
+    :class:`ValueRangeError` naming ``name`` and the index.
+    """
+    _check_mode(float_mode)
+    a = np.asarray(arr)
+    kind = a.dtype.kind
+    if kind in "iu":
+        flat = [fmpq(int(v)) for v in a.reshape(-1).tolist()]
+    elif kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueRangeError(f"{name} at index {list(idx)} is {float(a[idx])!r}: NaN and infinity are not numbers exactnet accepts")
+        if float_mode is None:
+            raise FormatError(
+                f"{name} holds {a.dtype} floats: choose how to turn them into rationals with "
+                "--float-mode exact (the binary value) or --float-mode decimal (the shortest decimal); "
+                "in Python pass float_mode='exact' or 'decimal'"
+            )
+        flat = _floats_to_q(a.reshape(-1), float_mode)
+    elif kind == "b":
+        raise FormatError(f"{name} is a boolean array, not numbers")
+    elif kind == "c":
+        raise FormatError(f"{name} holds complex numbers")
+    else:
+        raise FormatError(f"{name} has dtype {a.dtype}, expected integers or floats")
+    if a.ndim == 0:
+        return flat[0]  # type: ignore[return-value]
+    return _reshape(flat, a.shape)
+
+
+def _floats_to_q(flat: np.ndarray, mode: FloatMode) -> list[fmpq]:
+    if mode == "exact" or flat.dtype == np.float64:
+        return [from_float(v, mode) for v in flat.astype(np.float64).tolist()]
+    # decimal mode in the array's own precision (float16 / float32): shortest repr there
+    return [parse_q(np.format_float_positional(v, unique=True, trim="0")) for v in flat]
+
+
+def _reshape(flat: list, shape: Sequence[int]) -> list:
+    if len(shape) == 1:
+        return list(flat)
+    step = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+    return [_reshape(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def _as_matrix(a: np.ndarray, name: str) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ShapeError(f"{name} must be a matrix, got shape {tuple(a.shape)}")
+    if 0 in a.shape:
+        raise ShapeError(f"{name} is empty (shape {tuple(a.shape)})")
+    return a
+
+
+def _as_vector(a: np.ndarray, name: str) -> np.ndarray:
+    a = np.asarray(a)
+    if a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.ndim != 1:
+        raise ShapeError(f"{name} must be a vector (or an n x 1 column), got shape {tuple(a.shape)}")
+    if a.shape[0] == 0:
+        raise ShapeError(f"{name} is empty")
+    return a
+
+
+def _chains(shapes: list[tuple[int, int]], widths: list[int], transpose: bool) -> bool:
+    prev = None
+    for (r, c), n in zip(shapes, widths):
+        out, inp = (c, r) if transpose else (r, c)
+        if out != n or (prev is not None and inp != prev):
+            return False
+        prev = out
+    return True
+
+
+def layers_from_arrays(
+    weights: Sequence[np.ndarray],
+    biases: Sequence[np.ndarray],
+    float_mode: FloatMode | None,
+    layout: Layout = "rows",
+    names: Sequence[tuple[str, str]] | None = None,
+    ambiguous_ok: bool = True,
+) -> tuple[list[Layer], str]:
+    """Build exact layers from weight matrices and bias vectors; returns ``(layers, layout_used)``."""
+    if len(weights) == 0:
+        raise ShapeError("no layers found (a network needs at least one layer)")
+    if len(weights) != len(biases):
+        raise ShapeError(f"{len(weights)} weight matrices but {len(biases)} bias vectors")
+    names = list(names or [(f"weights[{k}]", f"biases[{k}]") for k in range(len(weights))])
+    Ws = [_as_matrix(w, nw) for w, (nw, _) in zip(weights, names)]
+    bs = [_as_vector(b, nb) for b, (_, nb) in zip(biases, names)]
+    shapes = [tuple(int(s) for s in w.shape) for w in Ws]
+    widths = [int(b.shape[0]) for b in bs]
+    if layout not in ("auto", "rows", "columns"):
+        raise ValueRangeError(f"unknown layout {layout!r}: use 'auto', 'rows' or 'columns'")
+    if layout == "auto":
+        rows_ok = _chains(shapes, widths, False)
+        cols_ok = _chains(shapes, widths, True)
+        if rows_ok and cols_ok and not ambiguous_ok:
+            raise ShapeError(
+                "every weight matrix is square, so the layout is ambiguous: pass layout='rows' "
+                "(n_l x n_(l-1), z = W h + b) or layout='columns' (n_(l-1) x n_l, z = h @ A + b); "
+                "CLI: --npz-layout rows|columns"
+            )
+        layout = "rows" if rows_ok else ("columns" if cols_ok else "rows")
+    transpose = layout == "columns"
+    prev = None
+    for k, ((r, c), n, (nw, nb)) in enumerate(zip(shapes, widths, names), start=1):
+        out, inp = (c, r) if transpose else (r, c)
+        if out != n:
+            raise ShapeError(
+                f"layer {k}: {nw} has shape {r} x {c} ({layout} layout: {out} neurons) but {nb} has {n} entries"
+            )
+        if prev is not None and inp != prev:
+            raise ShapeError(
+                f"layer {k}: {nw} takes {inp} inputs but layer {k - 1} has {prev} neurons (shapes do not chain)"
+            )
+        prev = out
+    layers = []
+    for W, b, (nw, nb) in zip(Ws, bs, names):
+        Wq = array_to_q(W.T if transpose else W, float_mode, nw)
+        bq = array_to_q(b, float_mode, nb)
+        layers.append(Layer(tuple(tuple(r) for r in Wq), tuple(bq)))
+    return layers, layout
+
+
+def _object_list(a: np.ndarray, name: str) -> list[np.ndarray]:
+    """A list of arrays from an object array or a stacked numeric array."""
+    if a.dtype == object:
+        items = list(a.reshape(-1)) if a.ndim == 1 else list(a)
+        out = []
+        for k, it in enumerate(items):
+            if isinstance(it, (list, tuple)):
+                it = np.asarray(it)
+            if not isinstance(it, np.ndarray) and not np.isscalar(it):
+                raise FormatError(f"{name}[{k}] is a {type(it).__name__}, expected an array")
+            out.append(np.asarray(it))
+        return out
+    if a.dtype.kind in "iuf" and a.ndim >= 2:
+        # all layers had the same shape, so np.savez stacked them into one array
+        return [a[k] for k in range(a.shape[0])]
+    raise FormatError(f"{name} must be a list of arrays (object array), got dtype {a.dtype} shape {a.shape}")
+
+
+def _pickle_error(path: Path, key: str) -> ExactnetError:
+    return FormatError(
+        f"{path}: array {key!r} is an object array, which NumPy stores with pickle; unpickling can run "
+        "code, so exactnet reads it only when asked: pass allow_pickle=True (CLI: --allow-pickle) "
+        "for files you trust"
+    )
+
+
+def load_npz(
+    path: str | os.PathLike,
+    float_mode: FloatMode | None = None,
+    allow_pickle: bool = False,
+    layout: Layout = "auto",
+) -> Network:
+    """Load a network from an ``.npz`` (or ``.npy``) file; see the module docstring for layouts."""
+    _check_mode(float_mode)
+    p = Path(path)
+    if not p.exists():
+        raise ExactnetError(f"file not found: {p}")
+    if p.is_dir():
+        raise ExactnetError(f"{p} is a folder, not a file")
+    try:
+        data = np.load(p, allow_pickle=allow_pickle)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+        if "allow_pickle" in str(e):
+            raise _pickle_error(p, "(the array)") from None
+        raise FormatError(f"{p}: not a NumPy .npz/.npy file ({e})") from None
+    try:
+        if isinstance(data, np.ndarray):  # .npy
+            arrays = {"arr_0": data}
+        else:
+            arrays = {}
+            for key in data.files:
+                try:
+                    arrays[key] = data[key]
+                except ValueError as e:
+                    if "allow_pickle" in str(e):
+                        raise _pickle_error(p, key) from None
+                    raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
+                except (OSError, EOFError, zipfile.BadZipFile) as e:
+                    raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
+    finally:
+        if hasattr(data, "close"):
+            data.close()
+    try:
+        return _network_from_arrays(arrays, float_mode, layout, p)
+    except ExactnetError as e:
+        if str(e).startswith(str(p)):
+            raise
+        raise type(e)(f"{p}: {e}") from None
+
+
+def _network_from_arrays(arrays: dict[str, np.ndarray], float_mode, layout: Layout, p: Path) -> Network:
+    named = {k: v for k, v in arrays.items() if _NAMED.match(k)}
+    source: dict[str, Any] = {"file": p.name, "converter": "exactnet.convert_numpy"}
+    if named:
+        nums = sorted({int(_NAMED.match(k).group(2)) for k in named})  # type: ignore[union-attr]
+        if nums != list(range(1, len(nums) + 1)):
+            raise ShapeError(f"{p}: layer numbers {nums} have gaps (expected W1, b1, W2, b2, ...)")
+        for n in nums:
+            for pre in "Wb":
+                if f"{pre}{n}" not in named:
+                    raise ShapeError(f"{p}: {pre}{n} is missing (every layer needs W<l> and b<l>)")
+        Ws = [named[f"W{n}"] for n in nums]
+        bs = [named[f"b{n}"] for n in nums]
+        for key, a in [(f"W{n}", named[f"W{n}"]) for n in nums] + [(f"b{n}", named[f"b{n}"]) for n in nums]:
+            if a.dtype == object:
+                raise FormatError(f"{p}: {key} is an object array, expected a numeric array")
+        layers, used = layers_from_arrays(
+            Ws, bs, float_mode, layout, names=[(f"W{n}", f"b{n}") for n in nums], ambiguous_ok=True
+        )
+        source["layout"] = f"named W<l>/b<l>, {used}"
+    elif "arr_0" in arrays:
+        a0 = arrays["arr_0"]
+        if "arr_1" in arrays:
+            Ws = _object_list(a0, "arr_0")
+            bs = _object_list(arrays["arr_1"], "arr_1")
+        elif a0.dtype == object and a0.ndim >= 1 and a0.shape[0] == 2:
+            Ws = _object_list(np.asarray(a0[0]) if not isinstance(a0[0], np.ndarray) else a0[0], "arr_0[0]")
+            bs = _object_list(np.asarray(a0[1]) if not isinstance(a0[1], np.ndarray) else a0[1], "arr_0[1]")
+        else:
+            raise FormatError(f"{p}: expected arr_0 (weights) and arr_1 (biases), found only arr_0")
+        names = [(f"arr_0[{k}]", f"arr_1[{k}]") for k in range(len(Ws))]
+        layers, used = layers_from_arrays(Ws, bs, float_mode, layout, names=names, ambiguous_ok=False)
+        source["layout"] = f"arr_0/arr_1 lists, {used}" + (" (transposed)" if used == "columns" else "")
+    else:
+        keys = ", ".join(sorted(arrays)) or "none"
+        raise FormatError(
+            f"{p}: no network found (arrays: {keys}); expected W1, b1, W2, b2, ... or arr_0/arr_1 lists"
+        )
+    if float_mode is not None:
+        source["float_mode"] = float_mode
+    return Network(layers, metadata={"source": source})
