@@ -1,0 +1,120 @@
+"""``exactnet certify``: the verdict on a network's identifiability, with its certificate.
+
+The verdict is one of
+
+* ``HIDDEN-SYMMETRY``: an explicit ``theta'`` computes the same function and lies outside
+  the orbit of ``theta`` (mechanism named);
+* ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`);
+* ``LOCALLY-IDENTIFIABLE``: the Jacobian has rank ``D - N`` at points inside activation
+  regions, so no other parameter of the fibre is near ``theta`` (:mod:`exactnet.fdim`);
+* ``UNDECIDED``: with the reason. This says nothing about the network.
+
+Order of the attempts: the structural hidden-symmetry rules of
+:mod:`exactnet.symmetry_rules` (any depth); the complete shallow analysis for one hidden
+layer; the rank certificate. A verdict is printed only with a certificate that the
+independent checker accepted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+
+from .errors import ExactnetError, UndecidedError
+from .network import Network
+from .symmetry import same_orbit
+from .symmetry_rules import apply_rule, find_rules
+
+__all__ = ["CertifyResult", "certify", "VERDICTS"]
+
+VERDICTS = ("IDENTIFIABLE", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "UNDECIDED")
+
+
+@dataclass
+class CertifyResult:
+    """A verdict with its reason, mechanism, witness and certificate text (None when UNDECIDED)."""
+
+    verdict: str
+    kind: str | None
+    reason: str
+    mechanism: str | None = None
+    other: Network | None = None
+    certificate: str | None = None
+    details: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        from .netjson import network_to_json
+
+        out = {"verdict": self.verdict, "kind": self.kind, "reason": self.reason, "mechanism": self.mechanism}
+        if self.other is not None:
+            out["theta_prime"] = network_to_json(self.other)
+        out.update(self.details)
+        return out
+
+
+def _have(name: str) -> bool:
+    return importlib.util.find_spec(f"exactnet.{name}") is not None
+
+
+def _rule_symmetry(net: Network) -> CertifyResult | None:
+    from .certificate import write_certificate
+
+    for rule in find_rules(net):
+        other = apply_rule(net, rule)
+        try:
+            if same_orbit(net, other):
+                continue
+        except UndecidedError:
+            continue
+        body = [f"mechanism {rule.mechanism}", f"equivalence {rule.line()}"]
+        text = write_certificate("HIDDEN-SYMMETRY", net, body, other=other)
+        return CertifyResult(
+            "HIDDEN-SYMMETRY", "HIDDEN-SYMMETRY",
+            f"{rule.mechanism}: {rule.line()} gives theta' in the fibre outside the orbit",
+            mechanism=rule.mechanism, other=other, certificate=text,
+        )
+    return None
+
+
+def certify(net: Network) -> CertifyResult:
+    """Decide what can be proved about ``net`` and return the verdict with its certificate."""
+    reasons: list[str] = []
+    if _have("certificate"):
+        hit = _rule_symmetry(net)
+        if hit is not None:
+            return _checked(hit, net)
+    if net.depth == 2 and _have("shallow"):
+        from .shallow import certify_shallow
+
+        res = certify_shallow(net)
+        if res is not None and res.verdict != "UNDECIDED":
+            return _checked(res, net)
+        if res is not None:
+            reasons.append(res.reason)
+    if _have("fdim"):
+        from .fdim import certify_local
+
+        res = certify_local(net)
+        if res.verdict != "UNDECIDED":
+            if net.depth > 2:
+                res.reason += "; global identifiability of deep networks is not decided by this version"
+            return _checked(res, net)
+        reasons.append(res.reason)
+    if net.depth > 2:
+        reasons.append("no proven global rule for networks with two or more hidden layers yet")
+    return CertifyResult("UNDECIDED", None, "; ".join(reasons) or "no rule applies")
+
+
+def _checked(res: CertifyResult, net: Network) -> CertifyResult:
+    """Run the independent checker on the certificate; never report an unchecked verdict."""
+    if res.certificate is None:
+        raise ExactnetError(f"internal: verdict {res.verdict} without a certificate")
+    from .certificate import check_certificate_text
+
+    chk = check_certificate_text(res.certificate, network=net)
+    if not chk.verified or chk.conclusion != res.verdict:
+        return CertifyResult(
+            "UNDECIDED", None,
+            f"the {res.verdict} certificate did not pass the independent checker ({'; '.join(chk.lines[1:3])})",
+        )
+    return res
