@@ -35,6 +35,9 @@ COMMAND_MODULES = (
     "cli_check",
     "cli_shallow",
     "cli_extract",
+    "cli_equiv",
+    "cli_reduce",
+    "cli_survey",
 )
 
 _NEG_VALUE = re.compile(r"-[0-9./]")
@@ -155,9 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", default=None, help="where to write the demo's files (default: a temporary folder)")
     p.set_defaults(func=_cmd_demo)
 
+    have = {n for n in COMMAND_MODULES if importlib.util.find_spec(f"exactnet.{n}") is not None}
     for name in COMMAND_MODULES:
-        if importlib.util.find_spec(f"exactnet.{name}") is None:
+        if name not in have:
             continue
+        if name == "cli_shallow" and "cli_equiv" in have:
+            continue  # the general 'equiv' dispatches to the shallow test itself
         mod = importlib.import_module(f"exactnet.{name}")
         mod.register(sub)
     return parser
