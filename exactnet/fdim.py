@@ -81,6 +81,7 @@ __all__ = [
     "neuron_label",
     "structural_kernel",
     "local_identifiability_body",
+    "FALLBACK_SPREADS",
 ]
 
 
@@ -178,26 +179,33 @@ def points_from_regions(
     return PointSet(pts, pats, "regions", True, region_patterns, note)
 
 
+#: Spreads of the fallback scheme, used by the points in turn (point ``i``: ``spreads[i % 6]``).
+FALLBACK_SPREADS = (0.5, 1.0, 1.0, 2.0, 4.0, 16.0)
+
+
 def generic_random_points(
     net: Network,
     count: int,
     seed: int = 0,
-    spread: float = 1.0,
-    grid: int = 64,
+    spread: float | Sequence[float] = 1.0,
+    grid: int = 1 << 16,
 ) -> list[list[fmpq]]:
     """``count`` strictly generic points of a documented exact scheme (a lower bound only).
 
-    Coordinates are ``round(grid * spread * g) / grid`` with ``g`` standard normal from
-    ``random.Random(seed)``: exact rationals on a ``1/grid`` lattice; points where some
-    hidden pre-activation is exactly 0 are skipped (checked exactly). Floats only propose
-    the points; every use of them is exact.
+    Point ``i`` has coordinates ``round(grid * s_i * g) / grid`` with ``g`` standard normal
+    from ``random.Random(seed)`` and ``s_i = spread`` (or ``spread[i % len(spread)]``):
+    exact rationals on a ``1/grid`` lattice; points where some hidden pre-activation is
+    exactly 0 are skipped (checked exactly). Floats only propose the points; every use of
+    them is exact.
     """
     rng = random.Random(seed)
+    spreads = (float(spread),) if isinstance(spread, (int, float)) else tuple(spread)
     out: list[list[fmpq]] = []
     tries = 0
     while len(out) < count and tries < 20 * count + 100:
+        s_i = spreads[tries % len(spreads)]
         tries += 1
-        x = [fmpq(round(grid * spread * rng.gauss(0.0, 1.0)), grid) for _ in range(net.input_dim)]
+        x = [fmpq(round(grid * s_i * rng.gauss(0.0, 1.0)), grid) for _ in range(net.input_dim)]
         if _strict_pattern(net, x) is not None:
             out.append(x)
     return out
@@ -410,31 +418,40 @@ def functional_dimension(
         deficient = deficient_neurons(net, ps.region_patterns, exact=ps.complete)
         note += ps.note
     else:
-        # Fallback: batches of generic points; keep the mod-p basis rows to stay fast.
+        # Fallback: batches of generic points; keep only the mod-p basis rows between batches.
         limit = max_points if max_points is not None else 4 * D
         pts = []
         all_rows: list[list[fmpq]] = []
+        all_int: list[list[int]] = []
         patterns = []
-        basis_int: list[list[int]] = []
+        basis: list[int] = []  # indices into all_rows, independent mod p
         r = 0
-        spreads = (1.0, 4.0, 16.0, 64.0)
         k = 0
-        while len(pts) < limit and r < upper:
-            spread = spreads[min(k, len(spreads) - 1)]
-            batch = generic_random_points(net, min(max(upper - r, 1) + 4, limit - len(pts)), seed=seed * 1000 + k, spread=spread)
+        stale = 0
+        p = PRIMES[0]
+        while len(pts) < limit and r < upper and stale < 6:
+            want = min(max(upper - r + 4, D // 4, 8), limit - len(pts))
+            batch = generic_random_points(net, want, seed=seed * 1000 + k, spread=FALLBACK_SPREADS)
             k += 1
             if not batch:
                 break
             brows = stacked_jacobian(net, batch)
-            cand = basis_int + integer_rows(brows)
-            r, R, _ = rank_mod_p(cand, D, PRIMES[0])
-            basis_int = [cand[i] for i in R]
-            pts.extend(batch)
+            first = len(all_rows)
             all_rows.extend(brows)
+            all_int.extend(integer_rows(brows))
+            cand = basis + list(range(first, len(all_rows)))
+            r_new, R, _ = rank_mod_p([all_int[i] for i in cand], D, p)
+            stale = stale + 1 if r_new == r else 0
+            r = r_new
+            basis = [cand[i] for i in R]
+            pts.extend(batch)
             patterns.extend(net.pattern(x) for x in batch)
-            if k > 64:
-                break
-        rr = certified_rank(all_rows, D, upper_bound=upper, exact=False)
+        rb, Rb, Cb = rank_mod_p([all_int[i] for i in basis], D, p)
+        rows_sel = tuple(basis[i] for i in Rb)
+        if rb > upper:  # pragma: no cover - would contradict the proved bound
+            raise ArithmeticError("rank above the proved upper bound")
+        rr = RankResult(rb, rb == upper, rows_sel, tuple(Cb), p,
+                        "minor=bound" if rb == upper else "minor", upper)
         exact = rr.rank == upper
         status = "exact" if exact else "lower-bound"
         deficient = deficient_neurons(net, patterns, exact=False)
