@@ -213,3 +213,106 @@ def test_limits():
         compute_regions(net, max_cells=5)
     with pytest.raises(LimitError):
         compute_regions(net, timeout=0)
+
+
+# ---------------------------------------------------------------- certificate and CLI
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+from exactnet.cert_regions import regions_certificate_body
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from proofs.kind_regions import verify  # noqa: E402
+
+
+class _Bad(Exception):
+    pass
+
+
+def _fail(kind, code, ln, msg):
+    raise _Bad(kind, code)
+
+
+def _fr(net):
+    Ws = [[[Fraction(int(v.p), int(v.q)) for v in r] for r in L.weights] for L in net.layers]
+    bs = [[Fraction(int(v.p), int(v.q)) for v in L.biases] for L in net.layers]
+    return Ws, bs
+
+
+def _body(rc):
+    return [(k + 1, line.split()) for k, line in enumerate(regions_certificate_body(rc))]
+
+
+@pytest.mark.parametrize(
+    "net,box",
+    [(example("C"), None), (example("C"), (-1, 1)), (example("D"), None), (example("B"), None),
+     (random_network((3, 3, 3, 1), seed=5), (-2, 2)), (random_network((2, 4, 3, 2), seed=7), None)],
+)
+def test_certificate_verifies(net, box):
+    rc = compute_regions(net, box=box)
+    assert verify(*_fr(net), _body(rc), _fail) == len(rc.cells)
+
+
+def test_certificate_mutants_rejected():
+    net = random_network((2, 3, 3, 1), seed=11)
+    rc = compute_regions(net)
+    body = _body(rc)
+    Ws, bs = _fr(net)
+    # dropping a cell (its cell and point lines) must break the covering or the syntax
+    idx = next(k for k, (_, t) in enumerate(body) if t[0] == "cell" and t[1] == "0")
+    dropped = [b for k, b in enumerate(body) if k not in (idx, idx + 1)]
+    with pytest.raises(_Bad):
+        verify(Ws, bs, dropped, _fail)
+    # a point moved onto a wrong side, a forced constant made negative, a forced line removed
+    for k, (ln, t) in enumerate(body):
+        if t[0] == "point":
+            bad = list(body)
+            bad[k] = (ln, t[:2] + ["1000000"] * (len(t) - 2))
+            with pytest.raises(_Bad):
+                verify(Ws, bs, bad, _fail)
+            break
+    forced = [k for k, (_, t) in enumerate(body) if t[0] == "forced"]
+    if forced:
+        k = forced[0]
+        with pytest.raises(_Bad):
+            verify(Ws, bs, body[:k] + body[k + 1 :], _fail)
+        ln, t = body[k]
+        with pytest.raises(_Bad):
+            verify(Ws, bs, body[:k] + [(ln, t[:4] + ["-1"] + t[5:])] + body[k + 1 :], _fail)
+    # a changed weight: some check must fail
+    Ws2 = [[list(r) for r in W] for W in Ws]
+    Ws2[0][0][0] += 1
+    with pytest.raises(_Bad):
+        verify(Ws2, bs, body, _fail)
+
+
+def _run(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "exactnet", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_cli_regions_and_complex(tmp_path):
+    from exactnet.netio import save_network
+
+    netf = tmp_path / "c.json"
+    save_network(example("C"), str(netf))
+    r = _run("regions", str(netf), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["format"] == "exactnet-regions/1" and doc["summary"]["cells"] == 9
+    assert r.stderr == ""  # no progress bar when stderr is not a terminal
+    out = tmp_path / "r.json"
+    r = _run("regions", str(netf), "--box", "-1,1", "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(out.read_text())["summary"]["bounded_cells"] == 9
+    r = _run("complex", str(netf), "-o", str(tmp_path / "cx.json"), cwd=tmp_path)
+    assert r.returncode == 0
+    cx = json.loads((tmp_path / "cx.json").read_text())
+    assert cx["balancing"]["failed"] == [] and cx["balancing"]["checked"] == 4
+    bad = tmp_path / "no.json"
+    r = _run("regions", str(netf), "--max-cells", "2", "-o", str(bad), cwd=tmp_path)
+    assert r.returncode == 2 and "max-cells" in r.stderr and not bad.exists()
+    r = _run("regions", str(netf), "--slice", "0,0;1,0;0,1", "--json", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout)["summary"]["cells"] == 9
