@@ -25,11 +25,19 @@ from dataclasses import dataclass, field
 from flint import fmpq
 
 from .difference import difference_network
-from .errors import ShapeError, UndecidedError
+from .errors import CertificateError, ShapeError, UndecidedError
 from .network import Network
-from .qq import to_q
+from .qq import q_str, to_q
 
-__all__ = ["EquivalenceResult", "equivalent", "find_difference", "random_points"]
+__all__ = [
+    "EquivalenceResult",
+    "equivalent",
+    "find_difference",
+    "random_points",
+    "equivalent_body",
+    "verify_equivalent_body",
+    "not_equivalent_body",
+]
 
 Q0 = fmpq(0)
 Q2 = fmpq(2)
@@ -157,7 +165,7 @@ def equivalent(
         if w is None:
             res = EquivalenceResult(True, max_difference=best, cells=cells)
             if certificate:
-                res.certificate_text = _certificate(a, b, box, True, None)
+                res.certificate_text = _certificate(a, b, box, True, None, timeout, max_cells)
             return res
         w, fa, fb = _result_points(a, b, w, 1)
         res = EquivalenceResult(False, w, fa, fb, best, cells=cells)
@@ -190,10 +198,72 @@ def _equivalent_scaled(a, b, box, timeout, max_cells, seed) -> EquivalenceResult
     raise UndecidedError("scale search did not settle")  # pragma: no cover
 
 
-def _certificate(a, b, box, equal: bool, w):
-    """Certificate text, when the certificate writer and kinds are available (else None)."""
+def _fractions(net: Network):
+    from .qq import q_to_fraction
+
+    Ws = [[[q_to_fraction(v) for v in row] for row in net.weights(l)] for l in range(1, net.depth + 1)]
+    bs = [[q_to_fraction(v) for v in net.biases(l)] for l in range(1, net.depth + 1)]
+    return Ws, bs
+
+
+def _checker():
     try:
-        from .cert_equivalence import equivalence_certificate
+        from proofs import kind_equivalent
+    except ImportError:
+        import sys
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parents[1]
+        if not (root / "proofs" / "kind_equivalent.py").is_file():
+            raise CertificateError("the independent checker (proofs/) is not available") from None
+        sys.path.append(str(root))
+        from proofs import kind_equivalent
+    return kind_equivalent
+
+
+def equivalent_body(a: Network, b: Network, box=None, timeout=None, max_cells=None) -> list[str]:
+    """Body lines of an EQUIVALENT certificate (a REGIONS body of ``a - b``), re-checked by the
+    independent checker's rule before being returned; CertificateError if it fails."""
+    h = difference_network(a, b)
+    if box is not None:
+        box = (to_q(box[0]), to_q(box[1]))
+    if h.depth == 1:
+        body = ["domain all" if box is None else f"domain box {q_str(box[0])} {q_str(box[1])}"]
+    else:
+        from .cert_regions import regions_certificate_body
+        from .regions import compute_regions
+
+        body = regions_certificate_body(compute_regions(h, box=box, timeout=timeout, max_cells=max_cells))
+    verify_equivalent_body(a, b, body)
+    return body
+
+
+def verify_equivalent_body(a: Network, b: Network, body: list[str]) -> int:
+    """Run the checker's EQUIVALENT rule (raises CertificateError when it rejects)."""
+    ke = _checker()
+
+    def fail(kind, code, ln, msg):
+        raise CertificateError(f"{code}: {msg} (body line {ln})")
+
+    (Wf, bf), (Wg, bg) = _fractions(a), _fractions(b)
+    return ke.verify(Wf, bf, Wg, bg, [(k, line.split(" ")) for k, line in enumerate(body, 1)], fail)
+
+
+def not_equivalent_body(a: Network, b: Network, w) -> list[str]:
+    """Body lines of a NOT-EQUIVALENT certificate for the witness ``w`` (checked here)."""
+    fa, fb = a.evaluate(w), b.evaluate(w)
+    if fa == fb:
+        raise CertificateError("internal: the witness does not separate the networks")
+    return ["witness " + " ".join(q_str(x) for x in w), "value " + " ".join(q_str(x) for x in fa),
+            "other-value " + " ".join(q_str(x) for x in fb)]
+
+
+def _certificate(a, b, box, equal: bool, w, timeout=None, max_cells=None):
+    """Certificate text, or None when the certificate writer is not available."""
+    try:
+        from .certificate import write_certificate
     except ImportError:
         return None
-    return equivalence_certificate(a, b, box, equal, w)
+    if equal:
+        return write_certificate("EQUIVALENT", a, equivalent_body(a, b, box, timeout, max_cells), other=b)
+    return write_certificate("NOT-EQUIVALENT", a, not_equivalent_body(a, b, w), other=b)

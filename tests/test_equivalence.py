@@ -236,3 +236,62 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
     assert [str(v) for v in wrong.evaluate(w)] == out["other_outputs"]
     assert _run(["equiv", str(pa), str(pc), "--box", "5,6"]) == 1  # differs by 1 everywhere
     assert _run(["equiv", str(pa), str(pb), "--box=-1,1", "--scale"]) == 0
+
+
+# ------------------------------------------------------------- EQUIVALENT certificate body
+from exactnet.equivalence import equivalent_body, verify_equivalent_body  # noqa: E402
+from exactnet.errors import CertificateError  # noqa: E402
+from exactnet.regions import compute_regions  # noqa: E402
+from exactnet.cert_regions import regions_certificate_body  # noqa: E402
+
+
+def _rejects(a, b, body):
+    with pytest.raises(CertificateError) as e:
+        verify_equivalent_body(a, b, body)
+    return str(e.value).split(":")[0]
+
+
+def test_equivalent_body_verifies_and_wrong_pairs_are_rejected():
+    a = example("A")
+    flipped = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [1])])
+    wrong = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [0])])
+    body = equivalent_body(a, flipped)
+    assert verify_equivalent_body(a, flipped, body) == int(body[1].split()[1])
+    assert _rejects(a, wrong, body) == "E_NONZERO"
+    # a genuine REGIONS body of the (nonzero) difference of a and wrong: covering holds, maps do not vanish
+    from exactnet.difference import difference_network
+
+    forged = regions_certificate_body(compute_regions(difference_network(a, wrong)))
+    assert _rejects(a, wrong, forged) == "E_NONZERO"
+    # drop a cell: the covering fails
+    cut = [ln for ln in body if not ln.startswith("cell 3 ")]
+    assert _rejects(a, flipped, cut).startswith("E_")
+
+
+def test_equivalent_body_other_depths_affine_and_box():
+    assert verify_equivalent_body(_max_shallow(), _max_deep(), equivalent_body(_max_shallow(), _max_deep())) > 0
+    two = Network.from_lists([([[1], [-1]], [0, 0]), ([[1, -1]], [0])])
+    lin = Network.from_lists([([[1]], [0])])
+    verify_equivalent_body(two, lin, equivalent_body(two, lin))
+    verify_equivalent_body(lin, lin, equivalent_body(lin, lin))
+    off = Network.from_lists([([[1]], [1])])
+    assert _rejects(lin, off, ["domain all"]) == "E_NONZERO"
+    f = Network.from_lists([([[1]], [0]), ([[1]], [0])])
+    g = Network.from_lists([([[1]], [-1]), ([[1]], [0])])
+    box = (fmpq(-3), fmpq(-1))
+    body = equivalent_body(f, g, box=box)
+    assert body[0] == "domain box -3 -1"
+    verify_equivalent_body(f, g, body)
+    whole = ["domain all"] + body[1:]
+    assert _rejects(f, g, whole).startswith("E_")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_equivalent_body_orbit_and_perturbation(seed):
+    net = random_network((2, 3, 3, 1), seed)
+    other = random_orbit_element(net, seed + 10)
+    body = equivalent_body(net, other)
+    verify_equivalent_body(net, other, body)
+    q = list(other.flatten())
+    q[-2] += fmpq(1, 2**30)
+    assert _rejects(net, Network.unflatten(other.architecture, q), body).startswith("E_")
