@@ -211,17 +211,17 @@ def face_points(net: Network, points: Iterable[Sequence[fmpq]], directions: int 
     return out
 
 
-def _regions_points(net: Network, box) -> list[list[fmpq]] | None:
-    """Interior points of the cells of the region complex, when the engine is installed."""
+def _regions_complex(net: Network, box, max_cells: int | None):
+    """The region complex and its breakpoint complex, when the engine is installed."""
     try:
         from .regions import compute_regions  # type: ignore[attr-defined]
     except ImportError:
         return None
     try:
-        rc = compute_regions(net, box=box)
+        rc = compute_regions(net, box=box, max_cells=max_cells)
+        return rc, rc.breakpoints()
     except ExactnetError:
         return None
-    return [list(c.interior_point) for c in rc.cells]
 
 
 def _solve_flat(g1, c1, g2, c2, x0) -> list[fmpq] | None:
@@ -237,31 +237,59 @@ def _solve_flat(g1, c1, g2, c2, x0) -> list[fmpq] | None:
     return [x0[t] + lam[0, 0] * G[0][t] + lam[1, 0] * G[1][t] for t in range(n0)]
 
 
-def _edge_witness(net: Network, l: int, i: int, j: int, x: Sequence[fmpq]):
-    """Try the cell of ``x``: the bend point of B_(l,i) on B_(l-1,j) and its data, or None."""
+def _edge_witnesses(net: Network, x: Sequence[fmpq], todo: set, tried: set, found: dict) -> None:
+    """From the cell of the generic point ``x``: bend points of every pair still in ``todo``."""
     pat = net.pattern(x)
-    base = _with(_with(pat, l - 1, j, 0), l, i, 0)
-    forms = local_forms(net, base)
-    g1, c1 = forms.grads[l - 2][j], forms.offsets[l - 2][j]
-    g2, c2 = forms.grads[l - 1][i], forms.offsets[l - 1][i]
-    q = _solve_flat(g1, c1, g2, c2, list(x))
-    if q is None:
-        return None
+    forms = local_forms(net, pat)
+    for (l, i, j) in list(todo):
+        key = (l, i, j, pat[: l - 2], tuple(pat[l - 2][:j] + pat[l - 2][j + 1:]))
+        if key in tried:
+            continue
+        tried.add(key)
+        w = net.weights(l)[i][j]
+        g1, c1 = forms.grads[l - 2][j], forms.offsets[l - 2][j]
+        g2, c2 = forms.grads[l - 1][i], forms.offsets[l - 1][i]
+        if pat[l - 2][j]:
+            g2 = tuple(a - w * b for a, b in zip(g2, g1))
+            c2 = c2 - w * c1
+        q = _solve_flat(g1, c1, g2, c2, list(x))
+        if q is None:
+            continue
+        ok = True
+        for ll in range(1, l):
+            for k, on in enumerate(pat[ll - 1]):
+                if ll == l - 1 and k == j:
+                    continue
+                v = forms.value(ll, k, q)
+                if (on and v <= 0) or (not on and v >= 0):
+                    ok = False
+                    break
+            if not ok:
+                break
+        if not ok:
+            continue
+        got = _check_witness(net, l, i, j, q)
+        if got is not None:
+            found[(l, i, j)] = got
+            todo.discard((l, i, j))
+
+
+def _check_witness(net: Network, l: int, i: int, j: int, q: list[fmpq]):
+    """Exact check of a bend point q of B_(l,i) on B_(l-1,j); returns (q, bend) or None."""
     signs = net.signs(q)
     zeros = {(a + 1, b) for a, row in enumerate(signs) for b, s in enumerate(row) if s == 0}
     if zeros != {(l - 1, j), (l, i)}:
         return None
     qpat = tuple(tuple(1 if s > 0 else 0 for s in row) for row in signs)
-    bend = [net.weights(l)[i][j] * v for v in forms.grads[l - 2][j]]
+    base = local_forms(net, qpat)
+    bend = [net.weights(l)[i][j] * v for v in base.grads[l - 2][j]]
     if not any(bend):
         return None
-    jumps = []
     for s in (0, 1):
         lo = local_forms(net, _with(_with(qpat, l - 1, j, s), l, i, 0))
         hi = local_forms(net, _with(_with(qpat, l - 1, j, s), l, i, 1))
-        jumps.append(any(a != b for ra, rb in zip(lo.out_grad, hi.out_grad) for a, b in zip(ra, rb)))
-    if not all(jumps):
-        return None
+        if not any(a != b for ra, rb in zip(lo.out_grad, hi.out_grad) for a, b in zip(ra, rb)):
+            return None
     return q, bend
 
 
@@ -271,49 +299,48 @@ def dependency_graph(
     samples: int = 400,
     seed: int = 0,
     use_regions: bool = True,
+    max_cells: int | None = 20000,
 ) -> nx.DiGraph:
     """The breakpoint dependency graph of ``net`` (see the module docstring)."""
     from .qq import to_q
 
     bx = default_box(net) if box is None else (to_q(box[0]), to_q(box[1]))
-    pts = _regions_points(net, bx) if use_regions else None
-    source = "regions" if pts is not None else "samples"
-    if pts is None:
+    cx = _regions_complex(net, bx, max_cells) if use_regions else None
+    counts: dict[tuple[int, int], int] = {}
+    if cx is not None:
+        rc, bc = cx
+        pts = [list(c.interior_point) for c in rc.cells]
+        for f in bc.faces:
+            if f.neuron is not None and f.visible:
+                counts[f.neuron] = counts.get(f.neuron, 0) + 1
+        source = "regions"
+    else:
         pts = sample_points(net.input_dim, samples, bx, seed)
+        seen: set = set()
+        for fp in face_points(net, [p for p in pts if net.is_generic_point(p)], seed=seed):
+            key = (fp.neuron, fp.minus)
+            if key not in seen:
+                seen.add(key)
+                if fp.visible:
+                    counts[fp.neuron] = counts.get(fp.neuron, 0) + 1
+        source = "samples"
     pts = [p for p in pts if net.is_generic_point(p)]
-    fps = face_points(net, pts, seed=seed)
     G = nx.DiGraph(architecture=",".join(map(str, net.architecture)), source=source,
                    box=f"{q_str(bx[0])},{q_str(bx[1])}")
-    counts: dict[tuple[int, int], int] = {}
-    seen: set = set()
-    for fp in fps:
-        key = (fp.neuron, fp.minus)
-        if key in seen:
-            continue
-        seen.add(key)
-        if fp.visible:
-            counts[fp.neuron] = counts.get(fp.neuron, 0) + 1
     for l, i in net.hidden_neurons():
         G.add_node((l, i), layer=l, index=i, visible=counts.get((l, i), 0) > 0,
                    visible_cells=counts.get((l, i), 0), label=f"{l}.{i + 1}")
-    for l in range(2, net.depth):
-        for i in range(net.architecture[l]):
-            for j in range(net.architecture[l - 1]):
-                if not net.weights(l)[i][j]:
-                    continue
-                tried: set = set()
-                for x in pts:
-                    pat = net.pattern(x)
-                    key = pat[: l - 2] + (tuple(pat[l - 2][:j] + pat[l - 2][j + 1:]),)
-                    if net.input_dim == 2 and key in tried:
-                        continue
-                    tried.add(key)
-                    w = _edge_witness(net, l, i, j, x)
-                    if w is not None:
-                        q, bend = w
-                        G.add_edge((l - 1, j), (l, i), bend=",".join(q_str(v) for v in bend),
-                                   witness=",".join(q_str(v) for v in q), coefficient=q_str(net.weights(l)[i][j]))
-                        break
+    todo = {(l, i, j) for l in range(2, net.depth) for i in range(net.architecture[l])
+            for j in range(net.architecture[l - 1]) if net.weights(l)[i][j]}
+    found: dict = {}
+    tried: set = set()
+    for x in pts:
+        if not todo:
+            break
+        _edge_witnesses(net, x, todo, tried if net.input_dim == 2 else set(), found)
+    for (l, i, j), (q, bend) in sorted(found.items()):
+        G.add_edge((l - 1, j), (l, i), bend=",".join(q_str(v) for v in bend),
+                   witness=",".join(q_str(v) for v in q), coefficient=q_str(net.weights(l)[i][j]))
     return G
 
 
