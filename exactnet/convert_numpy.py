@@ -213,7 +213,7 @@ def _object_list(a: np.ndarray, name: str) -> list[np.ndarray]:
 def _pickle_error(path: Path, key: str) -> ExactnetError:
     return FormatError(
         f"{path}: array {key!r} is an object array, which NumPy stores with pickle; unpickling can run "
-        "code, so exactnet reads it only when asked: pass allow_pickle=True (CLI: --allow-pickle) "
+        "code, so exactnet reads it only when asked: pass allow_pickle=True (CLI: exactnet convert --allow-pickle) "
         "for files you trust"
     )
 
