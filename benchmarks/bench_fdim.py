@@ -5,13 +5,15 @@ one output; ``L = depth`` affine layers (``Network.depth``) in 4, 5, 6 and ``w``
 Networks: ``exactnet.randnet.random_network(arch, seed)`` (weights ``p/q``, ``|p| <= 9``,
 ``q <= 5``), seeds ``0..count-1``.
 
-Exact column: :func:`exactnet.fdim.functional_dimension` with ``use_regions=False`` (the
-complete region complex of these networks is far too large), i.e. the documented exact
-point scheme of :func:`exactnet.fdim.generic_random_points` in batches (spreads 1, 4, 16,
-64, up to ``4 D`` points) until the rank reaches the proved upper bound. The rank is
-exact over Q (nonzero minor modulo a 63-bit prime); it is the exact functional dimension
-when it reaches the proved upper bound (``D - N``, or lower when neurons are structurally
-dead/stably active), and otherwise a proved lower bound (marked ``lb``).
+Exact column: :func:`exactnet.fdim.functional_dimension`. For the widths in
+``--regions-widths`` (default 5) the complete region complex is tried first (timeout
+``--regions-timeout``): the value is then the exact functional dimension. Otherwise (and
+on timeout) the documented exact random-lines scheme
+(:func:`exactnet.fdim.random_line_points`): one point in every region crossed by random
+lines, in batches, until the rank reaches the proved upper bound. The rank is exact over Q
+for those points (nonzero minor modulo a 63-bit prime); it is the exact functional
+dimension when it reaches the proved upper bound (``D - N``, or lower when neurons are
+structurally dead/stably active), and otherwise a proved lower bound ("lower bounds").
 
 Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Jacobian at
 ``2 D`` standard Gaussian points (seed = network seed), the usual numerical estimate.
@@ -64,50 +66,62 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--depths", default="4,5,6")
     ap.add_argument("--widths", default="5,10,15")
+    ap.add_argument("--regions-widths", default="5",
+                    help="widths for which the exact region complex is tried first (default 5)")
+    ap.add_argument("--regions-timeout", type=float, default=60.0)
     ap.add_argument("--max-seconds-per-config", type=float, default=120.0,
                     help="stop a configuration early (fewer networks, reported) after this long")
+    ap.add_argument("--detail", action="store_true", help="also print one line per network")
     args = ap.parse_args(argv)
     depths = [int(t) for t in args.depths.split(",")]
     widths = [int(t) for t in args.widths.split(",")]
-    print("| arch | D | D-N | nets | exact ranks (value x count) | exact = D-N | lower bounds | "
-          "s/net (mean, max) | float ranks (2D pts) | float = exact | float < exact |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rwidths = {int(t) for t in args.regions_widths.split(",") if t}
+    print("| arch (depth L) | D | D-N | nets | exact (from regions / reached bound) | lower bounds | "
+          "mean exact-or-lb rank | mean float rank | float < exact | float > lb | float = | s/net mean (max) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    detail = []
     for L in depths:
         for w in widths:
             arch = (w,) * L + (1,)
             t_start = time.perf_counter()
-            exact_ranks, times, floats, lbs, at_bound = [], [], [], 0, 0
+            recs = []
             D = N = 0
             for seed in range(args.count):
                 net = random_network(arch, seed=seed)
                 D, N = net.num_parameters, net.num_hidden
                 t0 = time.perf_counter()
-                r = functional_dimension(net, use_regions=False, seed=seed)
-                times.append(time.perf_counter() - t0)
-                exact_ranks.append((r.functional_dimension, r.status))
-                lbs += r.status != "exact"
-                at_bound += r.functional_dimension == r.bound
-                floats.append(float_rank(net, 2 * D, seed))
+                use_r = w in rwidths
+                r = functional_dimension(net, use_regions=use_r, timeout=args.regions_timeout,
+                                         max_cells=100000, seed=seed)
+                dt = time.perf_counter() - t0
+                fr = float_rank(net, 2 * D, seed)
+                recs.append((seed, r.functional_dimension, r.status, r.point_source, r.upper_bound, fr, dt))
+                detail.append((arch, seed, r.functional_dimension, r.status, r.point_source, r.upper_bound, D - N, fr, dt))
                 if time.perf_counter() - t_start > args.max_seconds_per_config:
                     break
-            n = len(times)
-            vals: dict[str, int] = {}
-            for v, st in exact_ranks:
-                key = f"{v}{'' if st == 'exact' else ' lb'}"
-                vals[key] = vals.get(key, 0) + 1
-            fvals: dict[int, int] = {}
-            for v in floats:
-                fvals[v] = fvals.get(v, 0) + 1
-            feq = sum(f == e for f, (e, _) in zip(floats, exact_ranks))
-            flt = sum(f < e for f, (e, _) in zip(floats, exact_ranks))
+            n = len(recs)
+            ex_reg = sum(1 for r in recs if r[2] == "exact" and r[3] == "regions")
+            ex_bnd = sum(1 for r in recs if r[2] == "exact" and r[3] != "regions")
+            lbs = sum(1 for r in recs if r[2] != "exact")
+            exact_recs = [r for r in recs if r[2] == "exact"]
+            lb_recs = [r for r in recs if r[2] != "exact"]
+            f_lt = sum(1 for r in exact_recs if r[5] < r[1])
+            f_gt = sum(1 for r in lb_recs if r[5] > r[1])
+            f_eq = sum(1 for r in recs if r[5] == r[1])
+            times = [r[6] for r in recs]
             print(
-                f"| {','.join(map(str, arch))} | {D} | {D - N} | {n} | "
-                + ", ".join(f"{k} x{c}" for k, c in sorted(vals.items(), reverse=True))
-                + f" | {at_bound}/{n} | {lbs} | {statistics.mean(times):.2f}, {max(times):.2f} | "
-                + ", ".join(f"{k} x{c}" for k, c in sorted(fvals.items(), reverse=True))
-                + f" | {feq}/{n} | {flt}/{n} |",
+                f"| {','.join(map(str, arch))} ({L}) | {D} | {D - N} | {n} | {ex_reg} / {ex_bnd} | {lbs} | "
+                f"{statistics.mean(r[1] for r in recs):.1f} | {statistics.mean(r[5] for r in recs):.1f} | "
+                f"{f_lt}/{len(exact_recs)} | {f_gt}/{len(lb_recs)} | {f_eq}/{n} | "
+                f"{statistics.mean(times):.2f} ({max(times):.2f}) |",
                 flush=True,
             )
+    if args.detail:
+        print()
+        print("| arch | seed | rank | status | points | proved upper | D-N | float | s |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for a, sd, rk, st, src, up, b, fr, dt in detail:
+            print(f"| {','.join(map(str, a))} | {sd} | {rk} | {st} | {src} | {up} | {b} | {fr} | {dt:.2f} |")
     return 0
 
 

@@ -49,8 +49,11 @@ outgoing columns are reported too. The names come from the exact complex; with t
 fallback points they are labelled ``"observed"`` (true on the sample only).
 
 **Fallback points.** When :mod:`exactnet.regions` is missing or over its budget, points
-are drawn by a documented exact scheme (:func:`generic_random_points`); the rank is then a
-proved *lower bound*, and exact only when it reaches ``D - N``.
+come from a documented exact scheme: batches alternating between :func:`random_line_points`
+(random lines, one point in every region each line crosses, found by exact 1-D
+subdivision) and :func:`generic_random_points` (Gaussian points of mixed spreads); the rank is then a proved
+*lower bound*, and exact only when it reaches the proved upper bound (``D - N`` or the
+structural bound of :func:`structural_kernel`).
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ __all__ = [
     "structural_kernel",
     "local_identifiability_body",
     "FALLBACK_SPREADS",
+    "line_points",
+    "random_line_points",
 ]
 
 
@@ -208,6 +213,91 @@ def generic_random_points(
         x = [fmpq(round(grid * s_i * rng.gauss(0.0, 1.0)), grid) for _ in range(net.input_dim)]
         if _strict_pattern(net, x) is not None:
             out.append(x)
+    return out
+
+
+def line_points(net: Network, a: Sequence[fmpq], d: Sequence[fmpq]) -> list[list[fmpq]]:
+    """One strictly generic point in every activation interval of the line ``a + t d``.
+
+    Exact 1-D subdivision, layer by layer: on an interval the pre-activations of the next
+    layer are affine in ``t``; their roots inside the interval split it. Every region the
+    line crosses (in an interval of positive length) contributes a point: the interval's
+    midpoint (``hi - 1``, ``lo + 1`` or ``0`` for unbounded ones). Intervals on which some
+    neuron is identically zero are skipped (no strictly generic point there).
+    """
+    zero = fmpq(0)
+    n0 = net.input_dim
+    # interval: (lo, hi, A, C) with h_(l-1)(t) = A t + C on it (lo/hi None = infinite)
+    work = [(None, None, list(d), list(a))]
+    L = net.depth
+    for l in range(1, L):
+        W, b = net.weights(l), net.biases(l)
+        nxt = []
+        for lo, hi, A, C in work:
+            al = [sum((w * x for w, x in zip(row, A) if w and x), zero) for row in W]
+            be = [bi + sum((w * x for w, x in zip(row, C) if w and x), zero) for row, bi in zip(W, b)]
+            roots = sorted({-bb / aa for aa, bb in zip(al, be) if aa != 0
+                            and (lo is None or -bb / aa > lo) and (hi is None or -bb / aa < hi)})
+            cuts = [lo] + roots + [hi]
+            for u, v in zip(cuts, cuts[1:]):
+                if u is None and v is None:
+                    t = zero
+                elif u is None:
+                    t = v - 1
+                elif v is None:
+                    t = u + 1
+                else:
+                    t = (u + v) / 2
+                A2, C2, ok = [], [], True
+                for aa, bb in zip(al, be):
+                    z = aa * t + bb
+                    if z > 0:
+                        A2.append(aa)
+                        C2.append(bb)
+                    else:
+                        if aa == 0 and bb == 0:
+                            ok = False
+                        A2.append(zero)
+                        C2.append(zero)
+                if ok:
+                    nxt.append((u, v, A2, C2))
+        work = nxt
+    out = []
+    for lo, hi, _, _ in work:
+        if lo is None and hi is None:
+            t = zero
+        elif lo is None:
+            t = hi - 1
+        elif hi is None:
+            t = lo + 1
+        else:
+            t = (lo + hi) / 2
+        x = [ai + t * di for ai, di in zip(a, d)]
+        if _strict_pattern(net, x) is not None:
+            out.append(x)
+    return out
+
+
+def random_line_points(net: Network, count: int, seed: int = 0, grid: int = 1 << 12) -> list[list[fmpq]]:
+    """At least ``count`` points (when the lines cross enough regions) from random lines.
+
+    The documented exact fallback scheme: line ``k`` is ``a + t d`` with ``a`` and ``d``
+    Gaussian (``random.Random(seed)``, ``a`` scaled by ``FALLBACK_SPREADS[k % 6]``) rounded to
+    the ``1/grid`` lattice; :func:`line_points` gives one strictly generic point in every
+    region the line crosses. At most ``4 count + 50`` lines are drawn.
+    """
+    rng = random.Random(seed)
+    out: list[list[fmpq]] = []
+    n0 = net.input_dim
+    k = 0
+    while len(out) < count and k < 4 * count + 50:
+        s_k = FALLBACK_SPREADS[k % len(FALLBACK_SPREADS)]
+        k += 1
+        a = [fmpq(round(grid * s_k * rng.gauss(0.0, 1.0)), grid) for _ in range(n0)]
+        d = [fmpq(round(grid * rng.gauss(0.0, 1.0)), grid) for _ in range(n0)]
+        if all(v == 0 for v in d):
+            continue
+        out.extend(line_points(net, a, d))
     return out
 
 
@@ -371,10 +461,12 @@ def functional_dimension(
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
     Points come from the exact complex when :mod:`exactnet.regions` is available and
-    within ``max_cells``/``timeout``; otherwise from :func:`generic_random_points` in
-    batches (spreads 1, 4, 16, 64) until the rank reaches ``D - N`` or ``max_points``
-    (default ``4 D``) points were used; the result is then labelled ``"lower-bound"``
-    unless it reaches ``D - N``.
+    within ``max_cells``/``timeout``; otherwise from a first batch of ``2 D`` standard
+    Gaussian points, then batches alternating between
+    :func:`random_line_points` and :func:`generic_random_points` (spreads
+    ``FALLBACK_SPREADS``) until the rank reaches the proved upper bound, or six batches in a row add
+    nothing, or ``max_points`` (default ``6 D``) points were used; the result is then
+    labelled ``"lower-bound"`` unless it reaches the proved upper bound.
     """
     t0 = time.perf_counter()
     D, N = net.num_parameters, net.num_hidden
@@ -419,7 +511,7 @@ def functional_dimension(
         note += ps.note
     else:
         # Fallback: batches of generic points; keep only the mod-p basis rows between batches.
-        limit = max_points if max_points is not None else 4 * D
+        limit = max_points if max_points is not None else 6 * D
         pts = []
         all_rows: list[list[fmpq]] = []
         all_int: list[list[int]] = []
@@ -431,7 +523,12 @@ def functional_dimension(
         p = PRIMES[0]
         while len(pts) < limit and r < upper and stale < 6:
             want = min(max(upper - r + 4, D // 4, 8), limit - len(pts))
-            batch = generic_random_points(net, want, seed=seed * 1000 + k, spread=FALLBACK_SPREADS)
+            if k == 0:
+                batch = generic_random_points(net, 2 * D, seed=seed * 1000, spread=1.0)
+            elif k % 2 == 0:
+                batch = random_line_points(net, want, seed=seed * 1000 + k)
+            else:
+                batch = generic_random_points(net, want, seed=seed * 1000 + k, spread=FALLBACK_SPREADS)
             k += 1
             if not batch:
                 break
@@ -456,7 +553,7 @@ def functional_dimension(
         status = "exact" if exact else "lower-bound"
         deficient = deficient_neurons(net, patterns, exact=False)
         src = "regions not used" if not _have_regions() or not use_regions else "regions over budget or failed"
-        note += f"{src}: {len(pts)} generic points of the documented random scheme"
+        note += f"{src}: {len(pts)} points of the documented lines-and-points scheme"
         ps = PointSet(pts, patterns, "random-generic", False)
     li = bound_valid and rr.rank == bound and bool(pts)
     have = {(d["layer"], d["index"], d["reason"]) for d in deficient}
