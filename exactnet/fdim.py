@@ -603,6 +603,9 @@ def certify_local(net: Network, **kw) -> "CertifyResult":  # noqa: F821
         if res.deficient:
             why.append("deficient neurons: " + ", ".join(f"{d['name']} {d['reason']}" for d in res.deficient))
         return CertifyResult("UNDECIDED", None, "; ".join(why), details=details)
+    if importlib.util.find_spec("exactnet.certificate") is None:
+        return CertifyResult("UNDECIDED", None, "rank D - N reached, but the certificate writer is not available",
+                             details=details)
     from .certificate import write_certificate
 
     text = write_certificate("LOCALLY-IDENTIFIABLE", net, local_identifiability_body(net, res))

@@ -222,3 +222,33 @@ def test_cli_fdim_json(tmp_path):
     assert j["functional_dimension"] == 10 and j["bound"] == 11
     assert j["parameters"] == 15 and j["hidden_neurons"] == 4 and j["locally_identifiable"] is False
     assert any(d["name"] == "(2,2)" for d in j["deficient_neurons"])
+
+
+def test_line_points_visit_every_interval_of_the_line():
+    from exactnet.fdim import line_points
+
+    net = random_network((2, 3, 3, 1), seed=11)
+    a, d = [fmpq(1, 3), fmpq(-1, 2)], [fmpq(1), fmpq(2, 7)]
+    pts = line_points(net, a, d)
+    pats = [net.pattern(x) for x in pts]
+    assert all(net.is_generic_point(x) for x in pts)
+    # oracle: a dense exact scan of the line finds no pattern that line_points missed
+    seen = set()
+    for k in range(-4000, 4001):
+        t = fmpq(k, 40)
+        x = [ai + t * di for ai, di in zip(a, d)]
+        if net.is_generic_point(x):
+            seen.add(net.pattern(x))
+    assert seen <= set(pats)
+    # and the points are in order along the line with a pattern change between neighbours
+    assert all(p != q for p, q in zip(pats, pats[1:]))
+
+
+def test_zero_incoming_row_is_reported_and_bound_not_claimed():
+    net = Network.from_lists([([[1, 1], [0, 0]], [1, 0]), ([[2, 3]], [1])])
+    r = functional_dimension(net)
+    assert any(d["name"] == "(1,2)" and d["reason"] == "zero-incoming-row" for d in r.deficient)
+    assert not r.locally_identifiable
+    assert r.functional_dimension <= r.upper_bound
+    rows = stacked_jacobian(net, r.points)
+    assert fmpq_mat(rows).rank() == r.functional_dimension
