@@ -50,16 +50,25 @@ def _layer_colour(l: int) -> str:
     return _LAYER_COLOURS[(l - 1) % len(_LAYER_COLOURS)]
 
 
-def arrangement_box(net: Network, slice_=None) -> tuple[fmpq, fmpq]:
-    """A square box ``[lo, hi]^2`` containing every vertex of the arrangement with a margin."""
+def arrangement_box(net: Network, slice_=None, central: bool = False) -> tuple[fmpq, fmpq]:
+    """A square box ``[lo, hi]^2`` containing every vertex of the arrangement with a margin.
+
+    With ``central`` the box holds the middle 80% of the vertices in each coordinate
+    (for a zoomed second panel when a few vertices lie far out).
+    """
     from .regions import compute_regions
 
     rc = compute_regions(net, slice_=slice_)
     verts = rc.vertex_set()
     if not verts:
         return fmpq(-5), fmpq(5)
-    lo = min(min(v) for v in verts)
-    hi = max(max(v) for v in verts)
+    if central:
+        cs = sorted(c for v in verts for c in v)
+        k = len(cs) // 10
+        lo, hi = cs[k], cs[len(cs) - 1 - k]
+    else:
+        lo = min(min(v) for v in verts)
+        hi = max(max(v) for v in verts)
     span = max(hi - lo, fmpq(1))
     margin = span / 5
     lo, hi = lo - margin, hi + margin
@@ -98,12 +107,12 @@ def _draw_arrangement(ax, net: Network, box, slice_=None, title: str | None = No
     ncomp = max(comp) + 1 if comp else 1
     import matplotlib
 
-    cmap = matplotlib.colormaps["tab20"] if ncomp <= 20 else matplotlib.colormaps["hsv"]
+    cmap = matplotlib.colormaps["tab20"]
     for cell, k in zip(rc.cells, comp):
         verts = cell.vertices or cell.corners
         if verts and len(verts) >= 3:
             xy = [(q_to_float(v[0]), q_to_float(v[1])) for v in verts]
-            colour = cmap(k % 20 / 20 if ncomp <= 20 else k / ncomp)
+            colour = cmap(((k * 7) % 20) / 20)
             ax.add_patch(Polygon(xy, closed=True, facecolor=colour, alpha=0.35, edgecolor="none"))
     jmax = max((max(abs(q_to_float(j)) for j in f.jump) for f in bc.faces if f.visible), default=1.0) or 1.0
     layers_seen = set()
@@ -187,12 +196,22 @@ def plot_arrangement(net: Network, path: str | None = None, box=None, slice_=Non
             if any(len(p) != n0 for p in slice_):
                 raise ShapeError(f"slice points need {n0} coordinates each")
         bx = (to_q(box[0]), to_q(box[1])) if box else arrangement_box(net, slice_)
-        fig, ax = plt.subplots(figsize=(7.5, 6))
+        zoom = None if box else arrangement_box(net, slice_, central=True)
+        if zoom is not None and (zoom[1] - zoom[0]) * 4 > bx[1] - bx[0]:
+            zoom = None
         title = None
         if slice_ is not None:
             title = (f"{net.name or 'network'} {','.join(map(str, net.architecture))}: slice P0 + s(P1-P0) + t(P2-P0), "
                      f"P0={_pt(slice_[0])} P1={_pt(slice_[1])} P2={_pt(slice_[2])}")
-        _draw_arrangement(ax, net, bx, slice_, title)
+        if zoom is None:
+            fig, ax = plt.subplots(figsize=(7.5, 6))
+            _draw_arrangement(ax, net, bx, slice_, title)
+        else:
+            fig, (ax, az) = plt.subplots(1, 2, figsize=(15, 6.5))
+            info = _draw_arrangement(ax, net, bx, slice_, title)
+            ax.get_legend().remove()
+            _draw_arrangement(az, net, zoom, slice_, f"zoom on the central vertices [{q_str(zoom[0])}, {q_str(zoom[1])}]^2")
+            fig.suptitle(f"all {info['vertices']} vertices (left) and the middle 80% (right)", fontsize=9)
     data = figure_png_bytes(fig)
     if path is not None:
         atomic_write_bytes(path, data)
@@ -229,18 +248,25 @@ def plot_graph(G, path: str | None = None, title: str | None = None) -> bytes:
         ns.sort(key=lambda n: G.nodes[n]["index"])
         for k, n in enumerate(ns):
             pos[n] = (l, (len(ns) - 1) / 2 - k)
+    many = G.number_of_edges() > 60
     for a, b, d in G.edges(data=True):
         (x0, y0), (x1, y1) = pos[a], pos[b]
         ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
-                    arrowprops=dict(arrowstyle="-|>", color="#555555", lw=0.9, shrinkA=7, shrinkB=7, alpha=0.8))
+                    arrowprops=dict(arrowstyle="-|>", color="#555555", lw=0.5 if many else 0.9,
+                                    mutation_scale=6 if many else 10, shrinkA=5, shrinkB=5, alpha=0.35 if many else 0.8))
     small = tallest > 20
+    last = max(layers, default=1)
     for n, (x, y) in pos.items():
         d = G.nodes[n]
         c = _layer_colour(d["layer"])
         ax.plot([x], [y], "o", ms=6 if small else 16, color=c, mfc=c if d.get("visible") else "white", mew=1.5, zorder=3)
-        ax.text(x + (0.08 if small else 0), y, d.get("label", str(n)), fontsize=6 if small else 8,
-                ha="left" if small else "center", va="center", zorder=4,
-                color="black" if small or not d.get("visible") else "white")
+        if small:
+            right = d["layer"] == last
+            ax.text(x + (0.07 if right else -0.07), y, d.get("label", str(n)), fontsize=6, ha="left" if right else "right",
+                    va="center", zorder=4, bbox=dict(fc="white", ec="none", alpha=0.85, pad=0.4))
+        else:
+            ax.text(x, y, d.get("label", str(n)), fontsize=8, ha="center", va="center", zorder=4,
+                    color="white" if d.get("visible") else "black")
     ax.set_xticks(sorted(layers))
     ax.set_xticklabels([f"layer {l}" for l in sorted(layers)])
     ax.set_yticks([])
@@ -248,8 +274,8 @@ def plot_graph(G, path: str | None = None, title: str | None = None) -> bytes:
     ax.set_ylim(-tallest / 2 - 0.3, tallest / 2 + 0.3)
     for s in ("top", "right", "left"):
         ax.spines[s].set_visible(False)
-    ax.set_title(title or f"bends along (edges: B_target bends along B_source); "
-                 f"{G.number_of_edges()} edges, hollow = invisible", fontsize=9)
+    ax.set_title(title or f"dependency graph: arrow j -> i when B_i bends along B_j\n"
+                 f"{G.number_of_edges()} edges; hollow node = no visible cell found", fontsize=9)
     data = figure_png_bytes(fig)
     if path is not None:
         atomic_write_bytes(path, data)
