@@ -31,14 +31,21 @@ explicit ``float_mode``: ``"exact"`` (the binary value of each float) or
 so a float32 ``0.1`` becomes ``1/10``). NaN or infinity raises
 :class:`~exactnet.errors.ValueRangeError` naming the array and the index.
 
-Object arrays are stored with pickle, and unpickling can run code. They are read
-only with ``allow_pickle=True`` (CLI: ``--allow-pickle``); otherwise the error says
-so. Plain numeric arrays never use pickle.
+Object arrays (the ``arr_0``/``arr_1`` lists) are stored with pickle, and a full
+unpickler can run code from the file. exactnet therefore reads them with a
+*restricted* unpickler that only rebuilds NumPy arrays and dtypes (the globals
+``numpy.core.multiarray._reconstruct`` / ``numpy._core.multiarray._reconstruct``,
+``numpy.ndarray``, ``numpy.dtype``, ``numpy.core.multiarray.scalar`` and
+``_codecs.encode`` for old protocol-2 files) and refuses any other global by name.
+``allow_pickle=True`` (CLI: ``exactnet convert --allow-pickle``) switches to NumPy's
+full unpickler, for trusted files holding something else. Plain numeric arrays
+never use pickle.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import zipfile
 from pathlib import Path
@@ -200,9 +207,9 @@ def _object_list(a: np.ndarray, name: str) -> list[np.ndarray]:
         for k, it in enumerate(items):
             if isinstance(it, (list, tuple)):
                 it = np.asarray(it)
-            if not isinstance(it, np.ndarray) and not np.isscalar(it):
+            if not isinstance(it, np.ndarray):
                 raise FormatError(f"{name}[{k}] is a {type(it).__name__}, expected an array")
-            out.append(np.asarray(it))
+            out.append(it)
         return out
     if a.dtype.kind in "iuf" and a.ndim >= 2:
         # all layers had the same shape, so np.savez stacked them into one array
@@ -210,12 +217,52 @@ def _object_list(a: np.ndarray, name: str) -> list[np.ndarray]:
     raise FormatError(f"{name} must be a list of arrays (object array), got dtype {a.dtype} shape {a.shape}")
 
 
-def _pickle_error(path: Path, key: str) -> ExactnetError:
-    return FormatError(
-        f"{path}: array {key!r} is an object array, which NumPy stores with pickle; unpickling can run "
-        "code, so exactnet reads it only when asked: pass allow_pickle=True (CLI: exactnet convert --allow-pickle) "
-        "for files you trust"
-    )
+_SAFE_GLOBALS = {
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+    ("_codecs", "encode"),
+}
+
+
+class _ArrayUnpickler(pickle.Unpickler):
+    """An unpickler that can only rebuild NumPy arrays and dtypes."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _SAFE_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"global {module}.{name} is not allowed")
+
+
+def _read_object_npy(fp: Any, what: str) -> np.ndarray:
+    """Read one ``.npy`` stream holding an object array with the restricted unpickler."""
+    try:
+        version = np.lib.format.read_magic(fp)
+    except ValueError as e:
+        raise FormatError(f"{what}: not a .npy array ({e})") from None
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+    else:
+        raise FormatError(f"{what}: .npy format version {version} is not supported for object arrays")
+    if dtype != object:
+        raise FormatError(f"{what}: expected an object array")
+    try:
+        arr = _ArrayUnpickler(fp, encoding="latin1").load()
+    except pickle.UnpicklingError as e:
+        raise FormatError(
+            f"{what}: the pickled object array holds more than NumPy arrays ({e}); if you trust the file, "
+            "pass allow_pickle=True (CLI: exactnet convert --allow-pickle)"
+        ) from None
+    except Exception as e:  # truncated or corrupt pickle data
+        raise FormatError(f"{what}: cannot read the object array ({type(e).__name__}: {e})") from None
+    if not isinstance(arr, np.ndarray):
+        raise FormatError(f"{what}: the pickled data is a {type(arr).__name__}, not an array")
+    return arr.reshape(shape, order="F" if fortran else "C") if arr.shape != tuple(shape) else arr
 
 
 def load_npz(
@@ -234,9 +281,13 @@ def load_npz(
     try:
         data = np.load(p, allow_pickle=allow_pickle)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
-        if "allow_pickle" in str(e):
-            raise _pickle_error(p, "(the array)") from None
-        raise FormatError(f"{p}: not a NumPy .npz/.npy file ({e})") from None
+        with open(p, "rb") as fh:
+            is_npy = fh.read(6) == b"\x93NUMPY"
+        if not ("allow_pickle" in str(e) and is_npy):
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise FormatError(f"{p}: not a NumPy .npz/.npy file ({first[:120]})") from None
+        with open(p, "rb") as fh:  # a .npy object array: read it with the restricted unpickler
+            data = _read_object_npy(fh, str(p))
     try:
         if isinstance(data, np.ndarray):  # .npy
             arrays = {"arr_0": data}
@@ -246,9 +297,13 @@ def load_npz(
                 try:
                     arrays[key] = data[key]
                 except ValueError as e:
-                    if "allow_pickle" in str(e):
-                        raise _pickle_error(p, key) from None
-                    raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
+                    if "allow_pickle" not in str(e):
+                        raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
+                    try:
+                        with zipfile.ZipFile(p) as zf, zf.open(f"{key}.npy") as fh:
+                            arrays[key] = _read_object_npy(fh, f"{p}: array {key!r}")
+                    except (KeyError, OSError, zipfile.BadZipFile) as e2:
+                        raise FormatError(f"{p}: cannot read array {key!r}: {e2}") from None
                 except (OSError, EOFError, zipfile.BadZipFile) as e:
                     raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
     finally:

@@ -1,6 +1,7 @@
 """NumPy .npz import (named and arr_0/arr_1 layouts, float modes, bad input) and `exactnet convert`."""
 
 import json
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -155,10 +156,9 @@ def test_arr_lists_rows_layout_with_column_biases(tmp_path):
     ws = [np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), np.array([[1.0, -1.0, 2.0]])]
     bs = [np.array([[0.0], [1.0], [-2.0]]), np.array([[7.0]])]
     np.savez(p, _object(ws), _object(bs))
-    with pytest.raises(FormatError, match="allow_pickle"):
-        load_npz(p, "exact")
-    net = load_npz(p, "exact", allow_pickle=True)
+    net = load_npz(p, "exact")  # restricted unpickler: arrays only, no allow_pickle needed
     assert net == small_net()
+    assert load_npz(p, "exact", allow_pickle=True) == net
 
 
 def test_arr_lists_carlini_layout_is_transposed(tmp_path):
@@ -206,9 +206,24 @@ def test_npy_pair_from_np_save(tmp_path):
     for l in range(2):
         pair[0, l], pair[1, l] = A[l], B[l]
     np.save(p, pair, allow_pickle=True)
-    with pytest.raises(FormatError, match="allow_pickle"):
-        load_npz(p, "exact")
+    assert load_npz(p, "exact") == small_net()
     assert load_npz(p, "exact", allow_pickle=True) == small_net()
+
+
+class _Sneaky:
+    """Unpickling this calls os.getcwd (harmless here; stands for any code in a hostile file)."""
+
+    def __reduce__(self):
+        return (os.getcwd, ())
+
+
+def test_object_arrays_with_other_globals_are_refused_unless_allowed(tmp_path):
+    p = tmp_path / "sneaky.npz"
+    np.savez(p, _object([np.ones((1, 1)), _Sneaky()]), _object([np.zeros(1), np.zeros(1)]))
+    with pytest.raises(FormatError, match=r"getcwd is not allowed.*allow_pickle"):
+        load_npz(p, "exact")
+    with pytest.raises(FormatError, match="str, expected an array"):  # full pickle ran getcwd: a str
+        load_npz(p, "exact", allow_pickle=True)
 
 
 def test_mismatched_arr_list_lengths(tmp_path):
@@ -276,7 +291,7 @@ def test_cli_convert_pickle_and_layout_flags(tmp_path, capsys):
     src = tmp_path / "sq.npz"
     np.savez(src, _object([np.array([[1, 2], [3, 4]])]), _object([np.array([0, 0])]))
     out = tmp_path / "o.json"
-    assert main(["convert", str(src), "-o", str(out)]) == 2
-    assert main(["convert", str(src), "-o", str(out), "--allow-pickle"]) == 2  # square: ambiguous
+    assert main(["convert", str(src), "-o", str(out)]) == 2  # square: ambiguous
+    assert main(["convert", str(src), "-o", str(out), "--allow-pickle"]) == 2
     assert main(["convert", str(src), "-o", str(out), "--allow-pickle", "--npz-layout", "columns"]) == 0
     assert load_network(out).weights(1) == ((1, 3), (2, 4))
