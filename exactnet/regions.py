@@ -245,8 +245,16 @@ def _split(node: _Node, g, tag, want_cert: bool):
 
 
 def _remove_redundant(cons, p, with_witness: bool):
-    """Drop redundant constraints (in order); optionally a facet witness for each kept one."""
+    """Drop redundant constraints (in order); optionally a facet witness for each kept one.
+
+    Constraint ``k`` is redundant iff ``min h_k`` over the others (started at the interior point
+    ``p``) is ``>= 0``. Otherwise the LP gives a vertex ``v`` (or a ray) with ``h_k < 0``, and the
+    point of the segment ``[p, v]`` where ``h_k = 0`` satisfies every other constraint strictly
+    (``p`` does, ``v`` weakly): a relative-interior point of the facet. It stays one when later
+    constraints are dropped (fewer constraints to satisfy).
+    """
     kept = list(cons)
+    ws = []
     k = 0
     while k < len(kept):
         c = kept[k]
@@ -258,37 +266,27 @@ def _remove_redundant(cons, p, with_witness: bool):
         if res[0] == "optimal" and res[2] >= 0:
             kept.pop(k)
             continue
+        if with_witness:
+            hp = _ev(c, p)
+            if res[0] == "optimal":
+                v, hv = res[1], res[2]
+                s = hp / (hp - hv)
+                w = tuple((Q1 - s) * a + s * b for a, b in zip(p, v))
+            else:
+                d = res[2]
+                t = hp / (-_dot(c[0], d))
+                w = tuple(a + t * b for a, b in zip(p, d))
+            ws.append(w)
         k += 1
-    if with_witness:
-        # witnesses against the final (irredundant) constraint list
-        return kept, _rewitness(kept, p)
-    return kept, None
-
-
-def _rewitness(kept, p):
-    ws = []
-    for k, c in enumerate(kept):
-        others = kept[:k] + kept[k + 1 :]
-        hp = _ev(c, p)
-        res = _lp_min(c, others, p) if others else ("unbounded", p, tuple(-a for a in c[0]))
-        if res[0] == "optimal":
-            v, hv = res[1], res[2]
-            s = hp / (hp - hv)
-            w = tuple((Q1 - s) * a + s * b for a, b in zip(p, v))
-        else:
-            d = res[2]
-            t = hp / (-_dot(c[0], d))
-            w = tuple(a + t * b for a, b in zip(p, d))
-        ws.append(w)
-    return ws
+    return kept, (ws if with_witness else None)
 
 
 def _solve(rows, rhs):
     n = len(rows)
-    M = fmpq_mat(rows)
-    if M.rank() < n:
+    try:
+        sol = fmpq_mat(rows).solve(fmpq_mat(n, 1, list(rhs)))
+    except ZeroDivisionError:
         return None
-    sol = M.solve(fmpq_mat(n, 1, list(rhs)))
     return tuple(sol[i, 0] for i in range(n))
 
 
