@@ -100,8 +100,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "3602879701896397/36028797018963968), 'decimal' = its shortest decimal (0.1 -> 1/10)",
     )
     p.add_argument("--allow-pickle", action="store_true",
-                   help="allow pickle for .npz object arrays and whole PyTorch models with custom classes "
-                   "(pickle can run code: only for files you trust)")
+                   help="use the full pickle loader for .npz object arrays that hold more than NumPy arrays and "
+                   "for PyTorch models with custom classes (pickle can run code: only for files you trust; "
+                   "plain arrays, arr_0/arr_1 lists and Sequential models of Linear/ReLU never need it)")
     p.add_argument("--npz-layout", choices=("auto", "rows", "columns"), default="auto",
                    help="orientation of .npz weight matrices: rows = n_l x n_(l-1) (z = W h + b), "
                    "columns = n_(l-1) x n_l (z = h @ A + b, Carlini et al.); auto decides from the shapes")

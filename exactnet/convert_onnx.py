@@ -71,6 +71,13 @@ def _attr(node: Any, name: str, default: Any) -> Any:
     return default
 
 
+def _to_array(numpy_helper: Any, tensor: Any, what: str) -> Any:
+    try:
+        return numpy_helper.to_array(tensor)
+    except Exception as e:  # unsupported element type, missing external data, ...
+        raise FormatError(f"{what}: cannot read the tensor ({type(e).__name__}: {e})") from None
+
+
 def _scalar_attr(node: Any, name: str, float_mode: FloatMode | None, label: str) -> fmpq | None:
     """A float attribute (stored as float32) as an exact rational, or None when it is 1."""
     import numpy as np
@@ -115,7 +122,8 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
     g = model.graph
     consts: dict[str, Any] = {}
     for init in g.initializer:
-        consts[init.name] = array_to_q(numpy_helper.to_array(init), float_mode, f"initializer {init.name!r}")
+        consts[init.name] = array_to_q(_to_array(numpy_helper, init, f"initializer {init.name!r}"), float_mode,
+                                       f"initializer {init.name!r}")
     inputs = [i.name for i in g.input if i.name not in consts]
     if len(inputs) != 1:
         raise FormatError(f"the graph must have exactly one (non-weight) input, found {len(inputs)}: {inputs}")
@@ -149,7 +157,7 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
             val = None
             for a in node.attribute:
                 if a.name == "value":
-                    val = numpy_helper.to_array(a.t)
+                    val = _to_array(numpy_helper, a.t, f"constant {node.output[0]!r}")
             if val is None:
                 raise FormatError(f"{label}: only Constant nodes with a tensor 'value' are supported")
             consts[node.output[0]] = array_to_q(val, float_mode, f"constant {node.output[0]!r}")
@@ -220,7 +228,7 @@ def load_onnx(path: str | os.PathLike, float_mode: FloatMode | None = None) -> N
         raise ExactnetError(f"{p} is a folder, not a file")
     onnx = require_onnx()
     try:
-        model = onnx.load_model_from_string(p.read_bytes())
+        model = onnx.load(str(p))  # also loads external tensor data stored next to the file
     except Exception as e:  # protobuf decode errors have several types
         raise FormatError(f"{p}: not an ONNX model ({type(e).__name__})") from None
     try:
