@@ -281,6 +281,20 @@ def _remove_redundant(cons, p, with_witness: bool):
     return kept, (ws if with_witness else None)
 
 
+def _simplify_point(cons, p):
+    """A point with small denominators strictly inside ``{c >= 0}`` near ``p`` (else ``p``).
+
+    Candidates ``round(p * 2^k) / 2^k`` for ``k = 0..30``; each is checked exactly (strict on
+    every irredundant facet, hence strictly inside the open cell).
+    """
+    for k in range(31):
+        d = 1 << k
+        q = tuple(fmpq((x * d).floor() if (x * d - (x * d).floor()) * 2 < 1 else (x * d).floor() + 1, d) for x in p)
+        if all(_ev(c, q) > 0 for c in cons):
+            return q
+    return p
+
+
 def _solve(rows, rhs):
     n = len(rows)
     try:
@@ -429,6 +443,7 @@ def compute_regions(
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
         kept, ws = _remove_redundant(node.cons, node.p, True)
+        point = _simplify_point(kept, node.p)
         zs = _layer_rows(out_layer, A_rows, c_vec)
         G = fmpq_mat([list(z[0]) for z in zs]) if n else fmpq_mat(len(zs), 0)
         offs = tuple(z[1] for z in zs)
@@ -438,8 +453,8 @@ def compute_regions(
             )
             for c, w in zip(kept, ws)
         )
-        corners = _vertices(kept, node.p, n)
-        bounded = _bounded(kept, node.p, n) if (box is None) else True
+        corners = _vertices(kept, point, n)
+        bounded = _bounded(kept, point, n) if (box is None) else True
         bits = node.bits
         pattern = []
         k = 0
@@ -450,7 +465,7 @@ def compute_regions(
         cells.append(
             Cell(
                 tuple(pattern),
-                node.p,
+                point,
                 constraints,
                 G,
                 offs,
