@@ -6,6 +6,7 @@ Compares, in the same run and on the same network and points,
 * ``Network.evaluate_batch`` (``fmpq_mat`` products),
 * ``exactnet.fasteval.ClearedNetwork.evaluate_batch`` (denominators cleared once,
   ``fmpz_mat`` products),
+* the same, one point per call (what a point-by-point algorithm pays),
 * NumPy float64 (``relu(X @ W1.T + b1) @ W2.T + b2``), the baseline of the ratios.
 
 Weights are ``p / 2^k`` with ``|p| <= 127``, ``0 <= k <= 8``; inputs are pixel-like
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("Network.evaluate per point (exact)", t_single_all,
                  f"(scaled from {n_single} points)" if scaled else ""))
 
+    t_fast1, out_fast1 = best_of(lambda: [cn.evaluate_batch([x])[0] for x in pts], 1)
+    rows.append(("fasteval per point (exact)", t_fast1, "same ClearedNetwork, one point per call"))
+
+    assert out_fast1 == out_batch, "fasteval per point disagrees with Network.evaluate_batch"
     assert out_fast == out_batch, "fasteval disagrees with Network.evaluate_batch"
     assert out_single == out_batch[:n_single], "Network.evaluate disagrees with evaluate_batch"
     err = max(abs(float(Y[i, j]) - int(v.p) / int(v.q)) for i, o in enumerate(out_batch) for j, v in enumerate(o))
