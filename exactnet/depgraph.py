@@ -237,7 +237,7 @@ def _solve_flat(g1, c1, g2, c2, x0) -> list[fmpq] | None:
     return [x0[t] + lam[0, 0] * G[0][t] + lam[1, 0] * G[1][t] for t in range(n0)]
 
 
-def _edge_witnesses(net: Network, x: Sequence[fmpq], todo: set, tried: set, found: dict) -> None:
+def _edge_witnesses(net: Network, x: Sequence[fmpq], todo: set, tried: set, found: dict, box=None) -> None:
     """From the cell of the generic point ``x``: bend points of every pair still in ``todo``."""
     pat = net.pattern(x)
     forms = local_forms(net, pat)
@@ -267,6 +267,8 @@ def _edge_witnesses(net: Network, x: Sequence[fmpq], todo: set, tried: set, foun
             if not ok:
                 break
         if not ok:
+            continue
+        if box is not None and not all(box[0] <= v <= box[1] for v in q):
             continue
         got = _check_witness(net, l, i, j, q)
         if got is not None:
@@ -304,7 +306,7 @@ def dependency_graph(
     """The breakpoint dependency graph of ``net`` (see the module docstring)."""
     from .qq import to_q
 
-    bx = default_box(net) if box is None else (to_q(box[0]), to_q(box[1]))
+    bx = None if box is None else (to_q(box[0]), to_q(box[1]))
     cx = _regions_complex(net, bx, max_cells) if use_regions else None
     counts: dict[tuple[int, int], int] = {}
     if cx is not None:
@@ -315,7 +317,7 @@ def dependency_graph(
                 counts[f.neuron] = counts.get(f.neuron, 0) + 1
         source = "regions"
     else:
-        pts = sample_points(net.input_dim, samples, bx, seed)
+        pts = sample_points(net.input_dim, samples, bx or default_box(net), seed)
         seen: set = set()
         for fp in face_points(net, [p for p in pts if net.is_generic_point(p)], seed=seed):
             key = (fp.neuron, fp.minus)
@@ -326,7 +328,7 @@ def dependency_graph(
         source = "samples"
     pts = [p for p in pts if net.is_generic_point(p)]
     G = nx.DiGraph(architecture=",".join(map(str, net.architecture)), source=source,
-                   box=f"{q_str(bx[0])},{q_str(bx[1])}")
+                   box="R^n0" if bx is None else f"{q_str(bx[0])},{q_str(bx[1])}")
     for l, i in net.hidden_neurons():
         G.add_node((l, i), layer=l, index=i, visible=counts.get((l, i), 0) > 0,
                    visible_cells=counts.get((l, i), 0), label=f"{l}.{i + 1}")
@@ -337,8 +339,10 @@ def dependency_graph(
     for x in pts:
         if not todo:
             break
-        _edge_witnesses(net, x, todo, tried if net.input_dim == 2 else set(), found)
+        _edge_witnesses(net, x, todo, tried if net.input_dim == 2 else set(), found, bx)
     for (l, i, j), (q, bend) in sorted(found.items()):
+        if bx is not None and not all(bx[0] <= v <= bx[1] for v in q):
+            continue
         G.add_edge((l - 1, j), (l, i), bend=",".join(q_str(v) for v in bend),
                    witness=",".join(q_str(v) for v in q), coefficient=q_str(net.weights(l)[i][j]))
     return G

@@ -42,7 +42,7 @@ from .errors import ExactnetError
 from .network import Network
 from .qq import Q0, q_str
 
-__all__ = ["NotShallowWitness", "DepthReport", "find_not_shallow", "depth_report", "in_region", "candidate_faces"]
+__all__ = ["NotShallowWitness", "DepthReport", "find_not_shallow", "witness_for_face", "depth_report", "in_region", "candidate_faces"]
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,9 @@ def _h_basis(a: Sequence[fmpq]) -> list[list[fmpq]]:
     return out
 
 
-def _try_face(net: Network, fp: FacePoint, rng: random.Random) -> NotShallowWitness | None:
-    if fp.neuron[0] < 2 or not fp.visible:
+def witness_for_face(net: Network, fp: FacePoint, rng: random.Random) -> NotShallowWitness | None:
+    """Try to build a NOT-SHALLOW witness on the hyperplane of one visible face point."""
+    if not fp.visible:
         return None
     a, c, p = list(fp.normal), fp.offset, list(fp.point)
     n = len(a)
@@ -185,7 +186,9 @@ def find_not_shallow(net: Network, box=None, seed: int = 0) -> NotShallowWitness
         return None
     rng = random.Random(seed)
     for fp in candidate_faces(net, box, seed=seed):
-        w = _try_face(net, fp, rng)
+        if fp.neuron[0] < 2:  # a first-layer hyperplane is wholly in the locus where visible
+            continue
+        w = witness_for_face(net, fp, rng)
         if w is not None:
             return w
     return None
