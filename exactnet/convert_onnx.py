@@ -239,9 +239,16 @@ def load_onnx(path: str | os.PathLike, float_mode: FloatMode | None = None) -> N
     return Network(net.layers, name=net.name, metadata=meta)
 
 
+def _double(q: fmpq) -> float:
+    """Nearest float64 of ``q``; ValueRangeError when it is beyond the float64 range."""
+    try:
+        return q_to_float(q)
+    except OverflowError:
+        raise ValueRangeError(f"{q_str(q)[:40]}... is too large for float64") from None
+
+
 def _representable(q: fmpq) -> bool:
-    f = q_to_float(q)
-    return f == f and abs(f) != float("inf") and from_float(f, "exact") == q
+    return from_float(_double(q), "exact") == q
 
 
 def onnx_bytes(net: Network, require_exact: bool = False) -> bytes:
@@ -272,8 +279,8 @@ def onnx_bytes(net: Network, require_exact: bool = False) -> bytes:
     for l, layer in enumerate(net.layers, start=1):
         wn, bn = f"W{l}", f"b{l}"
         inits.append(helper.make_tensor(wn, TensorProto.DOUBLE, [layer.n_out, layer.n_in],
-                                        [q_to_float(v) for r in layer.weights for v in r]))
-        inits.append(helper.make_tensor(bn, TensorProto.DOUBLE, [layer.n_out], [q_to_float(v) for v in layer.biases]))
+                                        [_double(v) for r in layer.weights for v in r]))
+        inits.append(helper.make_tensor(bn, TensorProto.DOUBLE, [layer.n_out], [_double(v) for v in layer.biases]))
         out = "y" if l == net.depth else f"z{l}"
         nodes.append(helper.make_node("Gemm", [sig, wn, bn], [out], name=f"layer{l}", transB=1))
         sig = out

@@ -206,6 +206,13 @@ def load_torch(path: str | os.PathLike, float_mode: FloatMode | None = None, all
     return Network(net.layers, metadata=meta)
 
 
+def _double(q: Any) -> float:
+    try:
+        return q_to_float(q)
+    except OverflowError:
+        raise ValueRangeError(f"a weight of {len(str(q))} characters is too large for float64") from None
+
+
 def network_to_torch(net: Network):
     """An ``nn.Sequential`` (float64) of Linear and ReLU computing ``net``.
 
@@ -218,8 +225,8 @@ def network_to_torch(net: Network):
     for k, layer in enumerate(net.layers, start=1):
         lin = nn.Linear(layer.n_in, layer.n_out, bias=True, dtype=torch.float64)
         with torch.no_grad():
-            lin.weight.copy_(torch.tensor([[q_to_float(v) for v in row] for row in layer.weights], dtype=torch.float64))
-            lin.bias.copy_(torch.tensor([q_to_float(v) for v in layer.biases], dtype=torch.float64))
+            lin.weight.copy_(torch.tensor([[_double(v) for v in row] for row in layer.weights], dtype=torch.float64))
+            lin.bias.copy_(torch.tensor([_double(v) for v in layer.biases], dtype=torch.float64))
         mods.append(lin)
         if k < net.depth:
             mods.append(nn.ReLU())

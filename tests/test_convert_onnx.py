@@ -185,3 +185,9 @@ def test_cli_convert_onnx_both_ways(tmp_path, capsys):
     bad = write(tmp_path, nodes, {"W": np.ones((1, 2), np.float32), "b": np.zeros(1, np.float32)}, name="s.onnx")
     assert main(["convert", str(bad), "-o", str(tmp_path / "s.json"), "--float-mode", "exact"]) == 2
     assert "Sigmoid" in capsys.readouterr().err and not (tmp_path / "s.json").exists()
+
+
+def test_weights_beyond_float64_range_refused():
+    huge = Network.from_lists([([[10 ** 400]], [0])])
+    with pytest.raises(ValueRangeError, match="too large"):
+        onnx_bytes(huge)

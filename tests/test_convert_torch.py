@@ -186,3 +186,8 @@ def test_cli_convert_torch(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "m.pt"), "-o", str(out), "--float-mode", "exact", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["source"]["converter"] == "exactnet.convert_torch"
     assert load_network(out) == small_net()
+
+
+def test_weights_beyond_float64_range_refused():
+    with pytest.raises(ValueRangeError, match="too large"):
+        network_to_torch(Network.from_lists([([[10 ** 400]], [0])]))
