@@ -163,12 +163,11 @@ def _regular_point(net, a, c, p, basis, rng) -> list[fmpq] | None:
 
 def candidate_faces(net: Network, box=None, samples: int = 300, seed: int = 0) -> list[FacePoint]:
     """Face points from the region complex's faces when installed, else from samples."""
-    bx = default_box(net) if box is None else box
     out: list[FacePoint] = []
     try:
         from .regions import compute_regions  # type: ignore[attr-defined]
 
-        rc = compute_regions(net, box=bx)
+        rc = compute_regions(net, box=box, max_cells=20000)
         for f in rc.breakpoints().faces:
             fp = face_point_at(net, f.point)
             if fp is not None:
@@ -176,6 +175,7 @@ def candidate_faces(net: Network, box=None, samples: int = 300, seed: int = 0) -
     except (ImportError, ExactnetError):
         pass
     if not out:
+        bx = default_box(net) if box is None else box
         out = face_points(net, sample_points(net.input_dim, samples, bx, seed), seed=seed)
     return out
 
