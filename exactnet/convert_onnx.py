@@ -116,7 +116,7 @@ def _transpose(M: list[list[fmpq]]) -> list[list[fmpq]]:
 
 def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network:
     """Read the chain of affine/ReLU operators of an ``onnx.ModelProto``."""
-    onnx = require_onnx()
+    require_onnx()
     from onnx import numpy_helper
 
     g = model.graph
