@@ -334,8 +334,20 @@ def _angle_cmp(a, b, c) -> int:
 
 
 def _bounded(cons, p, n) -> bool:
+    """Is ``{c >= 0}`` bounded, i.e. is its recession cone ``{d : a.d >= 0}`` trivial?
+
+    2-D: a nontrivial proper cone has an extreme ray on some line ``a_k . d = 0``, so it is
+    enough to test ``d = +-rot90(a_k)`` exactly. Otherwise: ``2 n0`` exact LPs (``+-x_i``).
+    """
     if len(cons) <= n:
         return False
+    if n == 2:
+        for c in cons:
+            a0, a1 = c[0]
+            for d in ((-a1, a0), (a1, -a0)):
+                if all(k[0][0] * d[0] + k[0][1] * d[1] >= 0 for k in cons):
+                    return False
+        return True
     rows = [c[0] for c in cons]
     offs = [c[1] for c in cons]
     for i in range(n):
@@ -413,11 +425,29 @@ def compute_regions(
         new_items = []
         for node, A_rows, c_vec in items:
             gs = _layer_rows(layer, A_rows, c_vec)
+            # first test every neuron of the layer on the whole previous-layer cell: a neuron
+            # with constant sign there has it on every sub-node (same certificate, since the
+            # sub-nodes keep the cell's constraints); only the cutting ones are tested again
+            first = [_split(node, g, (l, i), certificate) for i, g in enumerate(gs)]
             nodes = [node]
             for i, g in enumerate(gs):
-                nxt = []
-                for nd in nodes:
-                    nxt.extend(_split(nd, g, (l, i), certificate))
+                tag = (l, i)
+                if len(first[i]) == 1:
+                    f = first[i][0]
+                    bit = f.bits[-1]
+                    cert = f.forced[tag]
+                    isz = bool(f.zero) and f.zero[-1] == tag
+                    nxt = []
+                    for nd in nodes:
+                        forced = dict(nd.forced)
+                        forced[tag] = cert
+                        nxt.append(_Node(nd.cons, nd.p, nd.bits + (bit,), nd.zero + ((tag,) if isz else ()), forced, nd.sides + (0,)))
+                elif nodes[0] is node and len(nodes) == 1:
+                    nxt = first[i]
+                else:
+                    nxt = []
+                    for nd in nodes:
+                        nxt.extend(_split(nd, g, tag, certificate))
                 nodes = nxt
                 if timeout is not None and time.monotonic() - start > timeout:
                     raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
