@@ -163,3 +163,20 @@ def test_exports_round_trip(tmp_path):
     assert K.edges["n1_2", "n2_1"]["witness"] == "-46/735,187/735"
     dot = to_dot(G)
     assert dot.startswith("digraph") and '"n1_2" -> "n2_1"' in dot and dot.count("->") == 2
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_face_graph_refines_the_neuron_graph(seed):
+    from exactnet.depgraph import face_graph
+
+    net = example("C") if seed == 0 else random_network((2, 3, 3, 1), seed=seed)
+    Fg = face_graph(net)
+    proj = set()
+    for a, b, d in Fg.edges(data=True):
+        na, nb = Fg.nodes[a]["neuron"], Fg.nodes[b]["neuron"]
+        la, ia = (int(t) for t in na.split("."))
+        lb, ib = (int(t) for t in nb.split("."))
+        zs = net.preactivations(d["vertex"].split(","))
+        assert zs[la - 1][ia - 1] == 0 and zs[lb - 1][ib - 1] == 0
+        proj.add(((la, ia - 1), (lb, ib - 1)))
+    assert set(dependency_graph(net).edges()) <= proj
