@@ -158,11 +158,11 @@ def _jump(G_plus, G_minus, normal, m):
 def _facet_interval(cell, con, nrm, off):
     """2-D: the facet of ``cell`` on the line as an interval of ``u.x`` (None = infinite)."""
     u = (-nrm[1], nrm[0])
-    pts = [v for v in cell.corners if _dot(nrm, v) + off == 0]
-    ts = sorted({_dot(u, v) for v in pts})
+    ts = sorted(_dot(u, v) for v in cell.corners if _dot(nrm, v) + off == 0)
     tw = _dot(u, con.witness)
-    if len(ts) >= 2:
+    if len(ts) >= 2 and ts[0] != ts[-1]:
         return ts[0], ts[-1]
+    ts = ts[:1]
     if len(ts) == 1:
         return (ts[0], None) if tw > ts[0] else (None, ts[0])
     return None, None
@@ -176,9 +176,9 @@ def _line_point(nrm, off, t):
     return tuple((-off * nrm[k] + t * u[k]) / nn for k in range(2))
 
 
-def _face_2d(ci, cj, ki, kj, nrm, off):
-    a0, a1 = _facet_interval(ci, ci.constraints[ki], nrm, off)
-    b0, b1 = _facet_interval(cj, cj.constraints[kj], nrm, off)
+def _face_2d(ia, ib, nrm, off):
+    a0, a1 = ia
+    b0, b1 = ib
     lo = a0 if b0 is None else (b0 if a0 is None else max(a0, b0))
     hi = a1 if b1 is None else (b1 if a1 is None else min(a1, b1))
     if lo is not None and hi is not None and not lo < hi:
@@ -246,11 +246,22 @@ def breakpoint_complex(rc) -> BreakpointComplex:
     faces = []
     neigh: dict = {}
     for (nrm, off), (plus, minus) in groups.items():
+        if n == 2:
+            iv = {(i, k): _facet_interval(rc.cells[i], rc.cells[i].constraints[k], nrm, off) for i, k in plus + minus}
         for i, ki in plus:
             ci = rc.cells[i]
             for j, kj in minus:
                 cj = rc.cells[j]
-                got = _face_2d(ci, cj, ki, kj, nrm, off) if n == 2 else _face_lp(ci, cj, ki, kj, nrm, off, n)
+                if n == 2:
+                    a, b = iv[(i, ki)], iv[(j, kj)]
+                    # cheap exact rejection of disjoint intervals before building the face
+                    if (a[1] is not None and b[0] is not None and not b[0] < a[1]) or (
+                        b[1] is not None and a[0] is not None and not a[0] < b[1]
+                    ):
+                        continue
+                    got = _face_2d(a, b, nrm, off)
+                else:
+                    got = _face_lp(ci, cj, ki, kj, nrm, off, n)
                 if got is None:
                     continue
                 point, verts = got
