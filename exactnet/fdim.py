@@ -486,7 +486,7 @@ def functional_dimension(
             note = f"regions over budget ({e}); "
         except Exception as e:  # a failure of the region engine: fall back, never guess
             note = f"region enumeration failed ({type(e).__name__}: {e}); "
-    if ps is not None and ps.points:
+    if ps is not None:  # complete complex (possibly without any strictly generic point)
         # Guard against an incomplete complex: every generic sample point's pattern must be
         # a region's pattern. A miss adds its points and withdraws the claim "complete".
         known = set(ps.region_patterns)
@@ -502,6 +502,8 @@ def functional_dimension(
                     ps.region_patterns.append(pat)
         if not ps.complete:
             note += "the region complex missed patterns found by sample points (result is a lower bound); "
+        if not ps.points:
+            note += "no strictly generic input (every input has a hidden pre-activation equal to 0): Z_theta is empty; "
         rows = stacked_jacobian(net, ps.points)
         rr = certified_rank(rows, D, upper_bound=upper)
         exact = rr.exact and (ps.complete or rr.rank == upper)
