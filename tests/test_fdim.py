@@ -252,3 +252,25 @@ def test_zero_incoming_row_is_reported_and_bound_not_claimed():
     assert r.functional_dimension <= r.upper_bound
     rows = stacked_jacobian(net, r.points)
     assert fmpq_mat(rows).rank() == r.functional_dimension
+
+
+def _verified(chk):
+    ok = getattr(chk, "verified", None)
+    concl = getattr(chk, "conclusion", None)
+    if ok is None:
+        ok, concl = chk[0], chk[1]
+    return ok, concl
+
+
+@pytest.mark.parametrize("name", ["A", "C"])
+def test_locally_identifiable_certificate_verifies(name):
+    cert = pytest.importorskip("exactnet.certificate")
+    from exactnet.fdim import certify_local
+
+    net = example(name)
+    res = certify_local(net)
+    assert res.verdict == "LOCALLY-IDENTIFIABLE" and res.certificate
+    ok, concl = _verified(cert.check_certificate_text(res.certificate, network=net))
+    assert ok and concl == "LOCALLY-IDENTIFIABLE"
+    # a certificate for the deficient example D cannot be produced
+    assert certify_local(example("D")).verdict == "UNDECIDED"
