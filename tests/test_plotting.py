@@ -85,3 +85,15 @@ def test_commands(tmp_path, capsys):
     assert main(["plot", str(net), "-o", str(tmp_path / "a.jpg")]) == 2
     assert main(["graph", str(net), "-o", str(tmp_path / "g.xyz")]) == 2
     assert main(["plot", str(net), "-o", str(tmp_path / "a.png"), "--box", "2,-2"]) == 2
+
+
+def test_plot_slice_command(tmp_path):
+    from exactnet.netjson import dumps_network
+
+    net = tmp_path / "n3.json"
+    net.write_text(dumps_network(random_network((3, 2, 2, 1), seed=4)))
+    out = tmp_path / "s.png"
+    assert main(["plot", str(net), "--slice", "0,0,0;1,0,0;0,1,1/2", "-o", str(out)]) == 0
+    assert out.read_bytes().startswith(PNG)
+    assert main(["plot", str(net), "--slice", "0,0,0,1,0,0", "-o", str(out)]) == 2  # too few numbers
+    assert main(["plot", str(net), "--slice", "0,0,0,1,0,0,2,0,0", "-o", str(out)]) == 2  # collinear
