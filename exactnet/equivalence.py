@@ -5,7 +5,9 @@
 
 1. cheap exact evaluation at a few seeded random rational points: a difference there is a
    witness at once;
-2. otherwise build the difference network ``h = a - b`` (:mod:`exactnet.difference`) and
+2. otherwise build the difference network ``h = a - b`` (:mod:`exactnet.difference`),
+   shrink it with the region-free reduction steps (:func:`exactnet.reduce.cheap_reduce`:
+   unused, constant, duplicate neurons, opposite pairs; same function), and compute
    its activation-region complex (:func:`exactnet.regions.compute_regions`). The two are
    equivalent iff the local affine map of ``h`` is zero on every cell. A cell with a
    nonzero map yields a witness strictly inside it (its interior point, or a step from it
@@ -98,7 +100,7 @@ def _cell_witness(cell) -> list[fmpq] | None:
     return [x + t * d for x, d in zip(p, row)]
 
 
-def find_difference(a: Network, b: Network, c=1, box=None, timeout=None, max_cells=None, seed=0):
+def find_difference(a: Network, b: Network, c=1, box=None, timeout=None, max_cells=None, seed=0, simplify=True):
     """Decide ``a == c b``: ``(None, max_diff, cells)`` when equal, else ``(witness, max_diff, cells)``."""
     c = to_q(c)
     best = Q0
@@ -110,12 +112,16 @@ def find_difference(a: Network, b: Network, c=1, box=None, timeout=None, max_cel
             return p, best, None
     from .regions import compute_regions
 
+    from .reduce import cheap_reduce
+
     h = difference_network(a, b, c)
+    if simplify:
+        h = cheap_reduce(h)  # same function (proofs/lemmas/reduce.md)
     if h.depth == 1:
         rows = h.layers[0]
         if any(any(r) for r in rows.weights) or any(rows.biases):
             raise UndecidedError("affine difference is nonzero but no random point saw it")  # pragma: no cover
-        return None, best, 1
+        return None, best, 0
     rc = compute_regions(h, box=box, timeout=timeout, max_cells=max_cells)
     witness = None
     for cell in rc.cells:
@@ -152,8 +158,14 @@ def equivalent(
     max_cells: int | None = None,
     certificate: bool = False,
     seed: int = 0,
+    simplify: bool = True,
 ) -> EquivalenceResult:
-    """Decide whether ``a`` and ``b`` compute the same function (``a = c b``, ``c > 0``, with ``scale``)."""
+    """Decide whether ``a`` and ``b`` compute the same function (``a = c b``, ``c > 0``, with ``scale``).
+
+    ``simplify=False`` skips the region-free shrinking of the difference network (for tests
+    and benchmarks of the region path); ``certificate=True`` also builds the certificate text
+    (its EQUIVALENT body always uses the unsimplified difference network the checker rebuilds).
+    """
     if a.input_dim != b.input_dim or a.output_dim != b.output_dim:
         raise ShapeError(f"networks need the same input and output widths: {a.architecture} vs {b.architecture}")
     if box is not None:
@@ -161,7 +173,7 @@ def equivalent(
         if not box[0] < box[1]:
             raise ShapeError(f"box needs lo < hi, got [{box[0]}, {box[1]}]")
     if not scale:
-        w, best, cells = find_difference(a, b, 1, box, timeout, max_cells, seed)
+        w, best, cells = find_difference(a, b, 1, box, timeout, max_cells, seed, simplify)
         if w is None:
             res = EquivalenceResult(True, max_difference=best, cells=cells)
             if certificate:

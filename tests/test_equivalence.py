@@ -100,9 +100,11 @@ def test_perturbed_weight_is_not_equivalent():
 def test_orbit_element_is_equivalent(seed):
     net = random_network((2, 4, 3, 1), seed)
     other = random_orbit_element(net, seed)
-    res = equivalent(net, other)
-    assert res.equivalent and res.cells is not None
-    _check_result(net, other, res)
+    for simplify in (True, False):
+        res = equivalent(net, other, simplify=simplify)
+        assert res.equivalent and res.cells is not None
+        _check_result(net, other, res)
+    assert res.cells > 0
 
 
 def test_relu_identity_against_linear():
@@ -142,7 +144,9 @@ def test_max_networks_of_different_depths():
 def test_example_a_against_flipped_form():
     a = example("A")
     flipped = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [1])])
-    assert equivalent(a, flipped).equivalent
+    assert equivalent(a, flipped).equivalent  # opposite affine pairs: no complex needed
+    res = equivalent(a, flipped, simplify=False)
+    assert res.equivalent and res.cells > 0
     wrong = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [0])])
     res = equivalent(a, wrong)
     assert not res.equivalent
@@ -193,6 +197,7 @@ def test_random_pairs_agree_with_sampling_oracle(data):
     _check_result(a, b, res)
     if mode == "orbit":
         assert res.equivalent
+    assert equivalent(a, b, simplify=False).equivalent == res.equivalent
 
 
 # ------------------------------------------------------------- scale

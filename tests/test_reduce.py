@@ -118,3 +118,20 @@ def test_cli(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["reduced_architecture"] == [1, 1]
     assert load_network(str(dst)).architecture == (1, 1)
+
+
+def test_several_constant_neurons_fold_together():
+    # regression: two constant first-layer neurons must both reach the next bias
+    net = Network.from_lists([([[0], [0], [1]], [1, 1, 0]), ([[1, 1, -1]], [0])])
+    r = _check(net)
+    assert r.network.evaluate([fmpq(-5)]) == [fmpq(2)]
+
+
+@settings(max_examples=30)
+@given(networks(arch=architectures(max_input=2, max_hidden_layers=3, max_width=4)))
+def test_cheap_reduce_preserves_the_function(net):
+    from exactnet.reduce import cheap_reduce
+
+    small = cheap_reduce(net)
+    assert small.num_hidden <= net.num_hidden
+    assert _same_on_samples(net, small)
