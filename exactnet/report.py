@@ -50,9 +50,9 @@ def _architecture(net: Network, ctx: dict) -> Section:
                 ("hidden layers", str(net.depth - 1)), ("bound on functional dimension D - N", str(net.num_parameters - net.num_hidden))]
     rows = []
     for l in range(1, net.depth + 1):
-        W = "<br>".join(" ".join(q_str(v) for v in row) for row in net.weights(l))
-        b = " ".join(q_str(v) for v in net.biases(l))
-        rows.append(f"<tr><td>{l}</td><td><code>{html.escape(W)}</code></td><td><code>{html.escape(b)}</code></td></tr>")
+        W = "<br>".join(html.escape(" ".join(q_str(v) for v in row)) for row in net.weights(l))
+        b = html.escape(" ".join(q_str(v) for v in net.biases(l)))
+        rows.append(f"<tr><td>{l}</td><td><code>{W}</code></td><td><code>{b}</code></td></tr>")
     s.html = "<table class='w'><tr><th>layer</th><th>W</th><th>b</th></tr>" + "".join(rows) + "</table>"
     return s
 
@@ -86,7 +86,7 @@ def _graph(net: Network, ctx: dict) -> Section:
     inv = [lab(n) for n, d in G.nodes(data=True) if not d["visible"]]
     s.facts += [("visible neurons", ", ".join(vis) or "none"), ("neurons with no visible cell found", ", ".join(inv) or "none"),
                 ("longest bending chain", " -> ".join(lab(n) for n in longest_bending_chain(G)) or "none"),
-                ("apparent layers", ", ".join(f"{lab(n)}: {v}" for n, v in apparent_layers(G).items()) or "none")]
+                ("apparent layers", ", ".join(f"{lab(n)}: {v}" for n, v in sorted(apparent_layers(G).items())) or "none")]
     rows = "".join(f"<tr><td>B_{lab(b)} along B_{lab(a)}</td><td><code>{d['bend']}</code></td><td><code>({d['witness']})</code></td></tr>"
                    for a, b, d in G.edges(data=True))
     s.html = ("<table class='w'><tr><th>edge</th><th>bend vector</th><th>witness point</th></tr>" + rows + "</table>") if rows else ""

@@ -64,6 +64,7 @@ def test_report_is_self_contained():
     assert text.count("data:image/png;base64,") == 2
     assert "NOT-SHALLOW" in text and "-46/735,187/735" in text
     assert "src='http" not in text and 'src="http' not in text
+    assert "1 1/3<br>-1/2 1" in text  # W_1 rows, one per line
 
 
 def test_commands(tmp_path, capsys):
