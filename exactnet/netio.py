@@ -53,7 +53,7 @@ def load_network(path: str | os.PathLike, float_mode: FloatMode | None = None) -
             return loads_network(read_text_file(p))
         except ExactnetError as e:
             raise type(e)(f"{p}: {e}") from None
-    if ext == ".npz":
+    if ext in (".npz", ".npy"):
         from .convert_numpy import load_npz
 
         return load_npz(p, float_mode=float_mode)

@@ -64,7 +64,7 @@ class Network:
     ['1/2']
     """
 
-    __slots__ = ("_layers", "_arch", "name", "metadata", "_hash")
+    __slots__ = ("_layers", "_arch", "name", "metadata", "_hash", "_cleared")
 
     def __init__(
         self,
@@ -97,6 +97,7 @@ class Network:
         self.name = name
         self.metadata = dict(metadata or {})
         self._hash: int | None = None
+        self._cleared = None
 
     # ----------------------------------------------------------------- build
     @classmethod
@@ -247,7 +248,23 @@ class Network:
         return self.preactivations(x)[-1]
 
     def evaluate_batch(self, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:
-        """Exact outputs at many points, using matrix products layer by layer."""
+        """Exact outputs at many points: integer matrix products after clearing denominators.
+
+        The cleared integer layers are computed once per network and cached
+        (:mod:`exactnet.fasteval`); :meth:`evaluate_batch_reference` is the plain
+        ``fmpq_mat`` version the tests compare against.
+        """
+        pts = [self._check_point(x) for x in xs]
+        if not pts:
+            return []
+        if self._cleared is None:
+            from .fasteval import ClearedNetwork
+
+            self._cleared = ClearedNetwork(self)
+        return self._cleared.evaluate_batch(pts)
+
+    def evaluate_batch_reference(self, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:
+        """Exact outputs at many points, using ``fmpq_mat`` products layer by layer."""
         pts = [self._check_point(x) for x in xs]
         if not pts:
             return []

@@ -53,6 +53,7 @@ def test_batch_equals_pointwise_equals_brute(net, data):
     batch = net.evaluate_batch(pts)
     for p, out in zip(pts, batch):
         assert out == net.evaluate(p) == brute_eval(net, p)
+    assert net.evaluate_batch_reference(pts) == batch
 
 
 @given(networks(architectures(max_output=2)), st.data())
