@@ -60,6 +60,21 @@ def _cmd_graph(args: argparse.Namespace) -> int:
     from .depgraph import dependency_graph, write_graph
 
     net = load_network_arg(args)
+    if args.faces:
+        from .depgraph import face_graph
+
+        F = face_graph(net, box=parse_box(args.box))
+        if args.output:
+            if args.output.lower().endswith(".png"):
+                raise FormatError("the face graph is exported as .json, .graphml or .dot")
+            write_graph(F, args.output)
+        summ_f = {"faces": F.number_of_nodes(), "edges": F.number_of_edges(), "output": args.output}
+        if args.json:
+            print_json(summ_f)
+        else:
+            print(f"face graph: {summ_f['faces']} faces, {summ_f['edges']} bend edges"
+                  + (f"; wrote {args.output}" if args.output else ""))
+        return 0
     G = dependency_graph(net, box=parse_box(args.box))
     if args.output:
         write_graph(G, args.output)
@@ -123,7 +138,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("graph", help="breakpoint dependency graph (.json, .graphml, .dot, .png)")
     add_network_argument(p)
     p.add_argument("-o", "--output", help="output file; the format follows the extension")
-    p.add_argument("--box", help="search box LO,HI for the region complex (default: from the first layer)")
+    p.add_argument("--box", help="restrict to the box [LO,HI]^n0 (default: all of R^n0)")
+    p.add_argument("--faces", action="store_true", help="the finer graph on the faces of the breakpoint complex")
     add_json_flag(p)
     p.set_defaults(func=_cmd_graph)
 

@@ -367,11 +367,16 @@ def face_graph(net: Network, box: tuple[object, object] | None = None) -> nx.DiG
     G = nx.DiGraph()
     verts: dict[tuple[str, ...], list[int]] = {}
     for k, f in enumerate(bc.faces):
-        G.add_node(k, neuron=f"{f.neuron[0]}.{f.neuron[1] + 1}", visible=bool(f.visible),
+        if f.neuron is None:
+            continue
+        G.add_node(k, neuron=f"{f.neuron[0]}.{f.neuron[1] + 1}", visible=bool(f.visible), layer=f.neuron[0],
+                   label=f"{f.neuron[0]}.{f.neuron[1] + 1}#{k}",
                    jump=",".join(q_str(v) for v in _flat(f.jump)))
         for v in f.vertices or ():
             verts.setdefault(tuple(q_str(c) for c in v), []).append(k)
+    faces_of = {k: bc.faces[k] for k in G.nodes}
     for key, faces in verts.items():
+        faces = [k for k in faces if k in faces_of]
         for a in faces:
             for b in faces:
                 fa, fb = bc.faces[a], bc.faces[b]

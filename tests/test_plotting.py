@@ -98,3 +98,13 @@ def test_plot_slice_command(tmp_path):
     assert out.read_bytes().startswith(PNG)
     assert main(["plot", str(net), "--slice", "0,0,0,1,0,0", "-o", str(out)]) == 2  # too few numbers
     assert main(["plot", str(net), "--slice", "0,0,0,1,0,0,2,0,0", "-o", str(out)]) == 2  # collinear
+
+
+def test_face_graph_command(tmp_path, capsys):
+    from exactnet.netjson import dumps_network
+
+    net = tmp_path / "c.json"
+    net.write_text(dumps_network(example("C")))
+    assert main(["graph", str(net), "--faces", "--json", "-o", str(tmp_path / "f.graphml")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["faces"] == 12 and out["edges"] > 0  # the 12 faces of example C's complex
