@@ -1,0 +1,385 @@
+"""Independent checker of exactnet certificates (format ``proofs/spec-1.0.md``).
+
+Standard library only; never imports exactnet.  Run ``python proofs/check.py CERT
+[--network NET.json]``.  The framework parses the frame strictly (fail closed), checks the
+digests, binds the embedded network to the user's file, and dispatches on the kind to
+``proofs/kind_<name>.py`` (``check(cert) -> None``; raise ``Reject`` or ``Malformed``).
+Exit codes: 0 verified, 1 rejected, 2 malformed, 3 usage or I/O.
+"""
+
+import hashlib
+import importlib
+import json
+import os
+import re
+import sys
+from fractions import Fraction
+
+__all__ = ["Reject", "Malformed", "Net", "Cert", "q", "ints", "forward", "local_affine",
+           "in_region", "parse", "check_text", "main", "KINDS", "MAJOR", "MINOR", "MAX_DIGITS"]
+
+MAJOR, MINOR = 1, 0
+MAX_DIGITS = 4000          # per numerator / denominator
+MAX_LINE = 1_000_000       # characters per line
+KINDS = ("REGIONS", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "IDENTIFIABLE", "NOT-SHALLOW",
+         "EQUIVALENT", "NOT-EQUIVALENT")
+TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
+_RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
+_INT = re.compile(r"(0|[1-9][0-9]*)\Z")
+_HEX = re.compile(r"[0-9a-f]{64}\Z")
+_HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
+
+
+class CheckError(Exception):
+    exit_code = 1
+
+    def __init__(self, code, lineno, msg):
+        super().__init__(msg)
+        self.code, self.lineno, self.msg = code, lineno, msg
+
+
+class Reject(CheckError):
+    """The certificate is well formed but does not prove its conclusion (exit 1)."""
+    exit_code = 1
+
+
+class Malformed(CheckError):
+    """The certificate violates the format (exit 2)."""
+    exit_code = 2
+
+
+class UsageError(CheckError):
+    exit_code = 3
+
+
+def q(token, lineno=0):
+    """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
+    if not isinstance(token, str) or not _RAT.match(token):
+        raise Malformed("E_NUMBER", lineno, f"not a canonical rational: {token!r}")
+    num, _, den = token.lstrip("-").partition("/")
+    if len(num) > MAX_DIGITS or len(den) > MAX_DIGITS:
+        raise Malformed("E_LIMIT", lineno, f"number longer than {MAX_DIGITS} digits")
+    v = Fraction(int(token.split("/")[0]), int(den) if den else 1)
+    if (den and (den == "1" or v.denominator != int(den))) or token == "-0":
+        raise Malformed("E_NUMBER", lineno, f"not a canonical rational: {token!r}")
+    return v
+
+
+def ints(tokens, lineno=0):
+    """Canonical non-negative integers."""
+    out = []
+    for t in tokens:
+        if not _INT.match(t) or len(t) > MAX_DIGITS:
+            raise Malformed("E_NUMBER", lineno, f"not a canonical non-negative integer: {t!r}")
+        out.append(int(t))
+    return out
+
+
+class Net:
+    """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
+
+    def __init__(self, arch, W, b):
+        self.arch, self.W, self.b = list(arch), W, b
+
+    @property
+    def depth(self):
+        return len(self.W)
+
+    @property
+    def num_parameters(self):
+        return sum(len(r) for W in self.W for r in W) + sum(len(b) for b in self.b)
+
+    @property
+    def num_hidden(self):
+        return sum(self.arch[1:-1])
+
+    def same(self, other):
+        return self.arch == other.arch and self.W == other.W and self.b == other.b
+
+
+def forward(net, x):
+    """Exact evaluation: (list of pre-activation vectors per layer incl. output, output)."""
+    h, pre = list(x), []
+    for l, (W, b) in enumerate(zip(net.W, net.b)):
+        z = [sum((w * v for w, v in zip(row, h)), Fraction(0)) + c for row, c in zip(W, b)]
+        pre.append(z)
+        h = z if l == net.depth - 1 else [v if v > 0 else Fraction(0) for v in z]
+    return pre, h
+
+
+def _pattern_layers(net, pattern):
+    """Split a flat 0/1 pattern over hidden neurons into per-layer lists."""
+    pattern, out, k = list(pattern), [], 0
+    if len(pattern) != net.num_hidden:
+        raise Malformed("E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
+    for n in net.arch[1:-1]:
+        out.append(pattern[k:k + n])
+        k += n
+    return out
+
+
+def local_affine(net, pattern):
+    """Per layer, the pattern-P affine forms (rows (g, c): z = g.x + c) of the pre-activations.
+
+    Returns the list of layers; the last entry is the output map (A rows with offsets)."""
+    P = _pattern_layers(net, pattern)
+    n0 = net.arch[0]
+    cur = [([Fraction(int(i == j)) for j in range(n0)], Fraction(0)) for i in range(n0)]
+    layers = []
+    for l, (W, b) in enumerate(zip(net.W, net.b)):
+        z = []
+        for row, c in zip(W, b):
+            g = [sum((w * cur[j][0][k] for j, w in enumerate(row) if w), Fraction(0)) for k in range(n0)]
+            z.append((g, c + sum((w * cur[j][1] for j, w in enumerate(row) if w), Fraction(0))))
+        layers.append(z)
+        if l < net.depth - 1:
+            zero = ([Fraction(0)] * n0, Fraction(0))
+            cur = [zi if P[l][i] else zero for i, zi in enumerate(z)]
+    return layers
+
+
+def in_region(net, pattern, points):
+    """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
+    every point; then on conv(points) the network equals the pattern-P affine map."""
+    P = _pattern_layers(net, pattern)
+    forms = local_affine(net, pattern)
+    for x in points:
+        for l in range(net.depth - 1):
+            for i, (g, c) in enumerate(forms[l]):
+                z = sum((a * v for a, v in zip(g, x)), Fraction(0)) + c
+                if (z < 0) if P[l][i] else (z > 0):
+                    return False
+    return True
+
+
+class Cert:
+    """What a kind module receives."""
+
+    def __init__(self, version, kind, network, other, body, conclusion):
+        self.version, self.kind, self.network, self.other = version, kind, network, other
+        self.body, self.conclusion = body, conclusion
+        self.weights, self.biases = network.W, network.b
+        self.other_weights = other.W if other else None
+        self.other_biases = other.b if other else None
+
+    q, ints = staticmethod(q), staticmethod(ints)
+    forward, local_affine, in_region = staticmethod(forward), staticmethod(local_affine), staticmethod(in_region)
+
+
+def _digest(lines):
+    return hashlib.sha256("".join(s + "\n" for s in lines).encode("ascii")).hexdigest()
+
+
+def _net_block(lines, i, name):
+    """Parse ``<name> begin`` .. ``<name> end`` and ``<name>-digest`` from line index i."""
+    def at(k):
+        if k >= len(lines):
+            raise Malformed("E_TRUNCATED", k, f"file ends inside the {name} block")
+        return lines[k].split(" ")
+    start = i
+    if lines[i:i + 1] != [f"{name} begin"]:
+        raise Malformed("E_SYNTAX", i + 1, f"expected '{name} begin'")
+    t = at(i + 1)
+    if t[0] != "arch" or len(t) < 3:
+        raise Malformed("E_SYNTAX", i + 2, "expected 'arch n0 ... nL' with at least two widths")
+    arch = ints(t[1:], i + 2)
+    if min(arch) < 1:
+        raise Malformed("E_SHAPE", i + 2, "every width must be positive")
+    k, W, b = i + 2, [], []
+    for l in range(1, len(arch)):
+        rows = []
+        for _ in range(arch[l]):
+            t = at(k)
+            if t[0] != "w" or len(t) != arch[l - 1] + 1:
+                raise Malformed("E_SHAPE", k + 1, f"expected 'w' with {arch[l - 1]} numbers (layer {l})")
+            rows.append([q(v, k + 1) for v in t[1:]])
+            k += 1
+        t = at(k)
+        if t[0] != "b" or len(t) != arch[l] + 1:
+            raise Malformed("E_SHAPE", k + 1, f"expected 'b' with {arch[l]} numbers (layer {l})")
+        W.append(rows)
+        b.append([q(v, k + 1) for v in t[1:]])
+        k += 1
+    if at(k) != [name, "end"]:
+        raise Malformed("E_SYNTAX", k + 1, f"expected '{name} end'")
+    t = at(k + 1)
+    if t[0] != f"{name}-digest" or len(t) != 2 or not _HEX.match(t[1]):
+        raise Malformed("E_SYNTAX", k + 2, f"expected '{name}-digest <64 lower-case hex>'")
+    if t[1] != _digest(lines[start:k + 1]):
+        raise Malformed("E_NETWORK_DIGEST", k + 2, f"{name} digest does not match the {name} block")
+    return Net(arch, W, b), k + 1  # index of the digest line
+
+
+def parse(text):
+    """Parse the frame; returns a Cert or raises Malformed."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("ascii")
+        except UnicodeDecodeError:
+            raise Malformed("E_BYTE", 0, "non-ASCII byte") from None
+    for n, line in enumerate(text.split("\n"), 1):
+        bad = [ch for ch in line if not " " <= ch <= "~"]
+        if bad:
+            code = "E_CR" if "\r" in bad else "E_BYTE"
+            raise Malformed(code, n, f"byte {ord(bad[0]):#x} is not allowed (printable ASCII and LF only)")
+        if len(line) > MAX_LINE:
+            raise Malformed("E_LIMIT", n, f"line longer than {MAX_LINE} characters")
+    if not text.endswith("\n"):
+        raise Malformed("E_TRUNCATED", text.count("\n") + 1, "file does not end with a line feed")
+    lines = text[:-1].split("\n")
+    for n, line in enumerate(lines, 1):
+        if line == "" or line.startswith(" ") or line.endswith(" ") or "  " in line:
+            raise Malformed("E_SYNTAX", n, "empty line or stray spaces (tokens are separated by one space)")
+    m = _HEAD.match(lines[0])
+    if not m:
+        raise Malformed("E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major != MAJOR or minor > MINOR:
+        raise Malformed("E_VERSION", 1, f"version {major}.{minor} not supported (this checker: {MAJOR}.{MINOR})")
+    last = lines[-1].split(" ")
+    if last[0] != "end" or len(last) != 2 or not _HEX.match(last[1]):
+        raise Malformed("E_FOOTER", len(lines), "missing footer 'end <sha256>' (truncated file?)")
+    if last[1] != _digest(lines[:-1]):
+        raise Malformed("E_DIGEST", len(lines), "footer digest does not match the certificate")
+    if len(lines) < 4:
+        raise Malformed("E_TRUNCATED", len(lines), "certificate too short")
+    t = lines[1].split(" ")
+    if t[0] != "kind" or len(t) != 2:
+        raise Malformed("E_SYNTAX", 2, "second line must be 'kind <KIND>'")
+    if t[1] not in KINDS:
+        raise Malformed("E_KIND", 2, f"unknown kind {t[1]!r}")
+    kind = t[1]
+    net, k = _net_block(lines, 2, "network")
+    other = None
+    if kind in TWO_NETWORKS:
+        other, k = _net_block(lines, k + 1, "other")
+    conc = lines[-2].split(" ")
+    if len(lines) - 2 <= k or conc[0] != "conclusion" or len(conc) != 2:
+        raise Malformed("E_SYNTAX", len(lines) - 1, "expected 'conclusion <KIND>' before the footer")
+    if conc[1] != kind:
+        raise Malformed("E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} differs from kind {kind!r}")
+    body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
+    for n, toks in body:
+        if toks[0] in ("network", "other", "conclusion", "end", "kind", "exactnet"):
+            raise Malformed("E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
+    return Cert((major, minor), kind, net, other, body, kind)
+
+
+def _json_number(v, where):
+    if isinstance(v, bool) or isinstance(v, float):
+        raise UsageError("E_NETWORK_FILE", 0, f"{where}: {v!r} is not an exact number")
+    if isinstance(v, int):
+        if len(str(abs(v))) > MAX_DIGITS:
+            raise UsageError("E_NETWORK_FILE", 0, f"{where}: too many digits")
+        return Fraction(v)
+    if isinstance(v, str):
+        s = v.strip()
+        m = re.fullmatch(r"(-?)([0-9]+)(?:/([0-9]+)|\.([0-9]+))?", s)
+        if m and len(s) <= 2 * MAX_DIGITS + 2:
+            sign, a, d, f = m.groups()
+            if d is not None:
+                if int(d) == 0:
+                    raise UsageError("E_NETWORK_FILE", 0, f"{where}: zero denominator")
+                val = Fraction(int(a), int(d))
+            elif f is not None:
+                val = Fraction(int(a + f), 10 ** len(f))
+            else:
+                val = Fraction(int(a))
+            return -val if sign else val
+    raise UsageError("E_NETWORK_FILE", 0, f"{where}: not an exact number: {v!r}")
+
+
+def load_network_json(text):
+    """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
+    try:
+        obj = json.loads(text, parse_float=lambda s: float(s), parse_constant=lambda s: float("nan"))
+    except ValueError as e:
+        raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
+    if not isinstance(obj, dict) or obj.get("format") != "exactnet-network/1":
+        raise UsageError("E_NETWORK_FILE", 0, "network file format must be 'exactnet-network/1'")
+    layers = obj.get("layers")
+    if not isinstance(layers, list) or not layers:
+        raise UsageError("E_NETWORK_FILE", 0, "'layers' must be a non-empty list")
+    W, b, arch = [], [], None
+    for l, layer in enumerate(layers, 1):
+        if not isinstance(layer, dict) or not isinstance(layer.get("weights"), list) \
+                or not isinstance(layer.get("biases"), list):
+            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: needs lists 'weights' and 'biases'")
+        rows = [[_json_number(v, f"layer {l}") for v in r] if isinstance(r, list) else None
+                for r in layer["weights"]]
+        if not rows or None in rows or len({len(r) for r in rows}) != 1 or not rows[0]:
+            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: weights must be a non-empty matrix")
+        arch = arch or [len(rows[0])]
+        if len(rows[0]) != arch[-1] or len(layer["biases"]) != len(rows):
+            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: shapes do not chain")
+        arch.append(len(rows))
+        W.append(rows)
+        b.append([_json_number(v, f"layer {l}") for v in layer["biases"]])
+    return Net(arch, W, b)
+
+
+def _kind_module(kind):
+    name = "kind_" + kind.lower().replace("-", "_")
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.exists(os.path.join(here, name + ".py")):
+        raise Reject("E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
+    parent = os.path.dirname(here)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    return importlib.import_module("proofs." + name)
+
+
+def check_text(text, network_json_text=None):
+    """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines)."""
+    try:
+        cert = parse(text)
+        if network_json_text is not None:
+            user = load_network_json(network_json_text)
+            if not user.same(cert.network):
+                raise Reject("E_NETWORK_MISMATCH", 3, "the embedded network is not the given network file")
+        _kind_module(cert.kind).check(cert)
+    except CheckError as e:
+        return e.exit_code, "s NOT VERIFIED", [f"c line {e.lineno} {e.code}: {e.msg}"]
+    except RecursionError:
+        return 2, "s NOT VERIFIED", ["c line 0 E_LIMIT: certificate too deeply nested"]
+    return 0, f"s VERIFIED {cert.conclusion}", []
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    usage = "usage: python proofs/check.py CERT [--network NET.json]"
+    net_path = None
+    if "--network" in argv:
+        i = argv.index("--network")
+        if i + 1 >= len(argv):
+            print(usage, file=sys.stderr)
+            return 3
+        net_path = argv[i + 1]
+        del argv[i:i + 2]
+    if len(argv) != 1 or argv[0].startswith("-"):
+        print(usage, file=sys.stderr)
+        return 3
+    try:
+        with open(argv[0], "rb") as fh:
+            data = fh.read()
+        net_text = None
+        if net_path is not None:
+            with open(net_path, encoding="utf-8") as fh:
+                net_text = fh.read()
+    except (OSError, UnicodeDecodeError) as e:
+        print("s NOT VERIFIED")
+        print(f"c line 0 E_IO: {e}")
+        return 3
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
+    code, verdict, diags = check_text(text, net_text)
+    print(verdict)
+    for d in diags:
+        print(d)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
