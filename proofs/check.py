@@ -382,4 +382,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the package module so that kind modules ('from proofs import check') and
+    # this script share one set of exception classes.
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.exit(importlib.import_module("proofs.check").main())
