@@ -57,7 +57,7 @@ def run_fdim(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out)
     else:
-        print(f"functional dimension  {res.functional_dimension} ({res.status})")
+        print(f"functional dimension  {res.functional_dimension if res.functional_dimension is not None else 'undefined'} ({res.status})")
         print(f"bound                 D - N = {res.bound}  (D = {res.parameters}, N = {res.hidden_neurons})")
         if res.upper_bound < res.bound:
             print(f"proved upper bound    {res.upper_bound} (dead / stably active neurons)")

@@ -48,6 +48,12 @@ rows (the neuron is identically 0 and no input is strictly generic for it) and z
 outgoing columns are reported too. The names come from the exact complex; with the
 fallback points they are labelled ``"observed"`` (true on the sample only).
 
+**Undefined case.** When no input is strictly generic (a hidden neuron with a zero
+incoming row is 0 everywhere; a deep neuron can also vanish identically), the map
+``theta' -> f_theta'(z)`` is differentiable at no ``z`` and the result has status
+``"undefined"`` (``functional_dimension`` None) with the reason. Cells on which some
+neuron vanishes identically are left out of ``Z_theta`` in general (said in ``note``).
+
 **Fallback points.** When :mod:`exactnet.regions` is missing or over its budget, points
 come from a documented exact scheme: batches alternating between :func:`random_line_points`
 (random lines, one point in every region each line crosses, found by exact 1-D
@@ -405,8 +411,8 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
 class FdimResult:
     """The exact functional dimension (or a proved lower bound) with everything that proves it."""
 
-    functional_dimension: int
-    status: str  # "exact" or "lower-bound"
+    functional_dimension: int | None  # None when status is "undefined"
+    status: str  # "exact", "lower-bound" or "undefined" (no strictly generic input exists)
     bound: int
     parameters: int
     hidden_neurons: int
@@ -503,7 +509,8 @@ def functional_dimension(
         if not ps.complete:
             note += "the region complex missed patterns found by sample points (result is a lower bound); "
         if not ps.points:
-            note += "no strictly generic input (every input has a hidden pre-activation equal to 0): Z_theta is empty; "
+            note += ("undefined: no strictly generic input (at every input some hidden pre-activation is 0, "
+                     "e.g. a zero incoming row), so theta -> f_theta(z) is differentiable at no z; ")
         rows = stacked_jacobian(net, ps.points)
         rr = certified_rank(rows, D, upper_bound=upper)
         exact = rr.exact and (ps.complete or rr.rank == upper)
@@ -558,6 +565,9 @@ def functional_dimension(
         note += f"{src}: {len(pts)} points of the documented lines-and-points scheme"
         ps = PointSet(pts, patterns, "random-generic", False)
     li = bound_valid and rr.rank == bound and bool(pts)
+    fd: int | None = rr.rank
+    if not pts and ps.complete:
+        status, fd = "undefined", None
     have = {(d["layer"], d["index"], d["reason"]) for d in deficient}
     deficient = [d for d in structural if (d["layer"], d["index"], d["reason"]) not in have] + deficient
     deficient.sort(key=lambda d: (d["layer"], d["index"], d["reason"]))
@@ -566,7 +576,7 @@ def functional_dimension(
     if not bound_valid:
         note += "; zero incoming rows: " + ", ".join(neuron_label(l, i) for l, i in zero_in) + " (bound D - N not proved)"
     return FdimResult(
-        functional_dimension=rr.rank,
+        functional_dimension=fd,
         status=status,
         bound=bound,
         parameters=D,
@@ -585,13 +595,20 @@ def functional_dimension(
 
 
 def local_identifiability_body(net: Network, res: FdimResult) -> list[str]:
-    """Body lines of a LOCALLY-IDENTIFIABLE certificate (format of ``proofs/spec-1.0.md``)."""
-    from .qq import q_str
+    """Body lines of a LOCALLY-IDENTIFIABLE certificate (``proofs/spec-1.0.md``).
 
-    pts = res.certificate_points()
-    lines = [f"rank {res.bound}", f"points {len(pts)}"]
-    lines += ["point " + " ".join(q_str(v) for v in p) for p in pts]
-    return lines
+    The points are those carrying the selected nonzero ``(D-N) x (D-N)`` minor; the minor
+    hint (rows of the stacked Jacobian at those points, parameter columns, determinant) is
+    included so that the checker computes one determinant instead of a rank.
+    """
+    from .certificate import locally_identifiable_body
+
+    m = res.rows_per_point
+    idx = sorted({r // m for r in res.rank.rows})
+    pos = {k: n for n, k in enumerate(idx)}
+    pts = [res.points[k] for k in idx]
+    rows = [pos[r // m] * m + r % m for r in res.rank.rows]
+    return locally_identifiable_body(net, pts, rows=rows, cols=list(res.rank.cols))
 
 
 def certify_local(net: Network, **kw) -> "CertifyResult":  # noqa: F821
