@@ -59,6 +59,12 @@ def test_random_2331_witnesses_verify(seed):
         assert depth_report(net).proven_lower <= 1
         return
     assert verify_body(net, w.body_lines()) == "NOT-SHALLOW"
+    check = _certificate_checker()
+    if check is not None:
+        from exactnet.cert_depth import not_shallow_certificate
+
+        ok, conclusion, _ = check(not_shallow_certificate(net, w), net)
+        assert ok and conclusion == "NOT-SHALLOW"
 
 
 def test_random_2331_mostly_not_shallow():
@@ -82,6 +88,22 @@ def test_mutated_bodies_are_rejected():
     for bad, code in _mutants(body):
         with pytest.raises(CertificateError, match=code):
             verify_body(net, bad)
+
+
+def test_mutated_certificates_are_rejected_by_the_checker():
+    check = _certificate_checker()
+    if check is None:
+        pytest.skip("exactnet.certificate has not landed")
+    from exactnet.certificate import write_certificate
+
+    net = example("C")
+    body = not_shallow_body(net)
+    for bad, code in _mutants(body):
+        if any("  " in line for line in bad):
+            continue  # the writer itself refuses stray spaces
+        res = check(write_certificate("NOT-SHALLOW", net, bad))
+        assert not res.verified and any(code in line for line in res.lines), (code, res.lines)
+        assert res.exit_code == (2 if code == "E_NS_SYNTAX" else 1)
 
 
 def test_regular_point_on_the_bent_hyperplane_is_rejected():
