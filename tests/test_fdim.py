@@ -278,3 +278,27 @@ def test_locally_identifiable_certificate_verifies(name):
     assert ok and concl == "LOCALLY-IDENTIFIABLE"
     # a certificate for the deficient example D cannot be produced
     assert certify_local(example("D")).verdict == "UNDECIDED"
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 2), 3), ((2, 2, 2, 2), 4), ((3, 2, 2, 1), 10)])
+def test_certificates_for_random_networks_verify_and_mutants_fail(arch, seed):
+    cert = pytest.importorskip("exactnet.certificate")
+    from exactnet.fdim import certify_local
+
+    net = random_network(arch, seed=seed)
+    res = certify_local(net)
+    r = functional_dimension(net)
+    assert (res.verdict == "LOCALLY-IDENTIFIABLE") == r.locally_identifiable
+    if res.certificate is None:
+        return
+    ok, concl = _verified(cert.check_certificate_text(res.certificate, network=net))
+    assert ok and concl == "LOCALLY-IDENTIFIABLE"
+    # forge the determinant (digests recomputed by the writer): the checker must reject it
+    lines = res.certificate.rstrip("\n").split("\n")
+    body_start = next(i for i, l in enumerate(lines) if l.startswith("network-digest")) + 1
+    body = lines[body_start:-2]
+    det_line = next(i for i, l in enumerate(body) if l.startswith("det "))
+    body[det_line] = "det 0"
+    forged = cert.write_certificate("LOCALLY-IDENTIFIABLE", net, body)
+    ok2, _ = _verified(cert.check_certificate_text(forged, network=net))
+    assert not ok2
