@@ -143,3 +143,18 @@ def test_never_for_shallow_functions_in_deep_networks(net):
     for fp in candidate_faces(deep):
         assert witness_for_face(deep, fp, rng) is None
     assert find_not_shallow(deep) is None
+
+
+@pytest.mark.parametrize("arch", [(3, 3, 3, 1), (2, 3, 3, 2), (2, 3, 3, 3, 1), (1, 3, 3, 1)])
+def test_other_architectures(arch):
+    found = 0
+    for seed in range(4):
+        net = random_network(arch, seed=seed)
+        w = find_not_shallow(net)
+        if w is not None:
+            found += 1
+            assert verify_body(net, w.body_lines()) == "NOT-SHALLOW"
+    if arch[0] == 1:
+        assert found == 0  # every CPWL function of one variable has a one-hidden-layer representation
+    else:
+        assert found >= 1
