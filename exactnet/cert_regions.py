@@ -21,6 +21,7 @@ from __future__ import annotations
 from .errors import CertificateError
 from .lp import verify_multipliers
 from .qq import q_str
+from .regions import forced_certificate
 
 __all__ = ["regions_certificate_body", "regions_certificate"]
 
@@ -69,7 +70,7 @@ def regions_certificate_body(rc) -> list[str]:
             return (list(g[0]), g[1]) if on else ([-a for a in g[0]], -g[1])
 
         for tag in sorted(c.forced, key=lambda t: t):
-            terms, mu = c.forced[tag]
+            terms, mu = forced_certificate(c.forced[tag])
             h, hc = signed(tag)
             rows, offs, lams, toks = [], [], [], []
             for t, lam in terms:

@@ -165,7 +165,7 @@ def slice_network(net: Network, p0, p1, p2) -> Network:
 
 
 class _Node:
-    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides")
+    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides", "vr")
 
     def __init__(self, cons, p, bits, zero, forced, sides):
         self.cons = cons  # list of (normal tuple, offset, tag)
@@ -174,6 +174,111 @@ class _Node:
         self.zero = zero
         self.forced = forced
         self.sides = sides
+        self.vr = None  # 2-D: cached exact V-representation (vertices, rays) or False
+
+
+def _vrep2(cons):
+    """Exact V-representation of the 2-D polyhedron ``{c >= 0}``: ``(vertices, rays)``.
+
+    Vertices: the feasible intersection points of two constraint lines with independent
+    normals (complete for a pointed polyhedron). Extreme rays: ``d = +-rot90(a_k)`` in the
+    recession cone (a nontrivial proper 2-D cone has its extreme rays on such lines). Returns
+    ``False`` when there is no vertex (the polyhedron contains a line): callers use the LP.
+    """
+    verts = []
+    m = len(cons)
+    for i in range(m):
+        (a0, a1), ac, _ = cons[i]
+        for j in range(i + 1, m):
+            (b0, b1), bc, _ = cons[j]
+            det = a0 * b1 - a1 * b0
+            if not det:
+                continue
+            x = ((-ac) * b1 - (-bc) * a1) / det
+            y = (a0 * (-bc) - b0 * (-ac)) / det
+            ok = True
+            for c in cons:
+                n0, n1 = c[0]
+                if n0 * x + n1 * y + c[1] < 0:
+                    ok = False
+                    break
+            if ok:
+                v = (x, y)
+                if v not in verts:
+                    verts.append(v)
+    if not verts:
+        return False
+    rays = []
+    for c in cons:
+        a0, a1 = c[0]
+        for d in ((-a1, a0), (a1, -a0)):
+            if all(k[0][0] * d[0] + k[0][1] * d[1] >= 0 for k in cons):
+                rays.append(d)
+    return verts, rays
+
+
+def _clip(vr, cons, h):
+    """V-representation of ``P ∩ {h >= 0}`` from the one of the pointed 2-D polyhedron ``P``.
+
+    Vertices: those of ``P`` with ``h >= 0`` and the feasible intersections of the line
+    ``h = 0`` with the other constraint lines; rays: those of ``P`` with ``h >= 0`` and
+    ``+-rot90(grad h)`` when in the new recession cone. The result stays pointed.
+    """
+    verts, rays = vr
+    (h0, h1), hc = h
+    nv = [v for v in verts if h0 * v[0] + h1 * v[1] + hc >= 0]
+    for c in cons:
+        (b0, b1), bc = c[0], c[1]
+        det = h0 * b1 - h1 * b0
+        if not det:
+            continue
+        x = ((-hc) * b1 - (-bc) * h1) / det
+        y = (h0 * (-bc) - b0 * (-hc)) / det
+        ok = True
+        for k in cons:
+            n0, n1 = k[0]
+            if n0 * x + n1 * y + k[1] < 0:
+                ok = False
+                break
+        if ok and (x, y) not in nv:
+            nv.append((x, y))
+    nr = [d for d in rays if h0 * d[0] + h1 * d[1] >= 0]
+    for d in ((-h1, h0), (h1, -h0)):
+        if all(k[0][0] * d[0] + k[0][1] * d[1] >= 0 for k in cons):
+            nr.append(d)
+    return nv, nr
+
+
+def _node_vr(node):
+    if node.vr is None:
+        node.vr = _vrep2(node.cons) if len(node.p) == 2 else False
+    return node.vr
+
+
+def _min_vr(h, vr):
+    """min of h over conv(V) + cone(R): ("ray", d) or ("optimal", v, h(v))."""
+    verts, rays = vr
+    for d in rays:
+        if h[0][0] * d[0] + h[0][1] * d[1] < 0:
+            return ("unbounded", None, d)
+    best, bv = None, None
+    for v in verts:
+        val = h[0][0] * v[0] + h[0][1] * v[1] + h[1]
+        if best is None or val < best:
+            best, bv = val, v
+    return ("optimal", bv, best, None)
+
+
+def forced_certificate(entry):
+    """Resolve a forced-neuron record into ``(terms, mu)`` (computing the LP multipliers
+    when the decision was taken from the exact V-representation)."""
+    if entry and entry[0] == "lazy":
+        _, h, cons, p = entry
+        res = _lp_min(h, cons, p)
+        if res[0] != "optimal" or res[2] < 0:
+            raise LimitError("internal: forced neuron without an LP certificate")
+        return tuple((c[2], l) for c, l in zip(cons, res[3]) if l), res[2]
+    return entry
 
 
 def _lp_min(g, cons, p):
@@ -219,12 +324,18 @@ def _split(node: _Node, g, tag, want_cert: bool):
         ]
     pos = val > 0
     h = (normal, off) if pos else neg  # h(p) > 0
-    res = _lp_min(h, node.cons, node.p)
+    vr = _node_vr(node)
+    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p)
     if res[0] == "optimal" and res[2] >= 0:
         forced = dict(node.forced)
         lam = res[3]
-        forced[tag] = (tuple((c[2], l) for c, l in zip(node.cons, lam) if l), res[2])
-        return [_Node(node.cons, node.p, node.bits + ((1,) if pos else (0,)), node.zero, forced, node.sides + (0,))]
+        if lam is None:
+            forced[tag] = ("lazy", h, node.cons, node.p)
+        else:
+            forced[tag] = (tuple((c[2], l) for c, l in zip(node.cons, lam) if l), res[2])
+        kid = _Node(node.cons, node.p, node.bits + ((1,) if pos else (0,)), node.zero, forced, node.sides + (0,))
+        kid.vr = node.vr
+        return [kid]
     hp = _ev(h, node.p)
     if res[0] == "optimal":
         v = res[1]
@@ -241,10 +352,13 @@ def _split(node: _Node, g, tag, want_cert: bool):
     other = _Node(
         node.cons + [(tuple(-a for a in h[0]), -h[1], tag)], q, node.bits + ((0,) if pos else (1,)), node.zero, node.forced, node.sides + (1,)
     )
+    if vr:
+        same.vr = _clip(vr, node.cons, h)
+        other.vr = _clip(vr, node.cons, (tuple(-a for a in h[0]), -h[1]))
     return [same, other] if pos else [other, same]
 
 
-def _remove_redundant(cons, p, with_witness: bool):
+def _remove_redundant(cons, p, with_witness: bool, vr=None):
     """Drop redundant constraints (in order); optionally a facet witness for each kept one.
 
     Constraint ``k`` is redundant iff ``min h_k`` over the others (started at the interior point
@@ -253,6 +367,11 @@ def _remove_redundant(cons, p, with_witness: bool):
     (``p`` does, ``v`` weakly): a relative-interior point of the facet. It stays one when later
     constraints are dropped (fewer constraints to satisfy).
     """
+    if len(p) == 2:
+        if vr is None:
+            vr = _vrep2(cons)
+        if vr:
+            return _remove_redundant_vr(cons, vr, with_witness)
     kept = list(cons)
     ws = []
     k = 0
@@ -293,6 +412,37 @@ def _simplify_point(cons, p):
         if all(_ev(c, q) > 0 for c in cons):
             return q
     return p
+
+
+def _remove_redundant_vr(cons, vr, with_witness):
+    """2-D, pointed: a constraint is a facet iff it is tight on two vertices or on a vertex and
+    a ray along its line; of several constraints with the same half-plane the first is kept.
+    Witness: the midpoint of the two vertices, or vertex + ray."""
+    verts, rays = vr
+    kept, ws, seen = [], [], []
+    for c in cons:
+        (a0, a1), off = c[0], c[1]
+        if not (a0 or a1):
+            continue
+        tight = [v for v in verts if a0 * v[0] + a1 * v[1] + off == 0]
+        w = None
+        if len(tight) >= 2:
+            w = ((tight[0][0] + tight[1][0]) / Q2, (tight[0][1] + tight[1][1]) / Q2)
+        elif len(tight) == 1:
+            for d in rays:
+                if a0 * d[0] + a1 * d[1] == 0:
+                    w = (tight[0][0] + d[0], tight[0][1] + d[1])
+                    break
+        if w is None:
+            continue
+        s = abs(a0) if a0 else abs(a1)
+        key = (a0 / s, a1 / s, off / s)
+        if key in seen:
+            continue
+        seen.append(key)
+        kept.append(c)
+        ws.append(w)
+    return kept, (ws if with_witness else None)
 
 
 def _solve(rows, rhs):
@@ -441,7 +591,9 @@ def compute_regions(
                     for nd in nodes:
                         forced = dict(nd.forced)
                         forced[tag] = cert
-                        nxt.append(_Node(nd.cons, nd.p, nd.bits + (bit,), nd.zero + ((tag,) if isz else ()), forced, nd.sides + (0,)))
+                        kid = _Node(nd.cons, nd.p, nd.bits + (bit,), nd.zero + ((tag,) if isz else ()), forced, nd.sides + (0,))
+                        kid.vr = nd.vr
+                        nxt.append(kid)
                 elif nodes[0] is node and len(nodes) == 1:
                     nxt = first[i]
                 else:
@@ -457,7 +609,7 @@ def compute_regions(
                 A2 = [g[0] if b else tuple(Q0 for _ in range(n)) for g, b in zip(gs, bits)]
                 c2 = [g[1] if b else Q0 for g, b in zip(gs, bits)]
                 if not last:
-                    nd.cons, _ = _remove_redundant(nd.cons, nd.p, False)
+                    nd.cons, _ = _remove_redundant(nd.cons, nd.p, False, nd.vr)
                 new_items.append((nd, A2, c2))
             if max_cells is not None and len(new_items) > max_cells and last:
                 raise LimitError(f"more than {max_cells} cells (--max-cells)")
@@ -472,7 +624,7 @@ def compute_regions(
     for node, A_rows, c_vec in items:
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
-        kept, ws = _remove_redundant(node.cons, node.p, True)
+        kept, ws = _remove_redundant(node.cons, node.p, True, node.vr)
         point = _simplify_point(kept, node.p)
         zs = _layer_rows(out_layer, A_rows, c_vec)
         G = fmpq_mat([list(z[0]) for z in zs]) if n else fmpq_mat(len(zs), 0)
@@ -483,7 +635,10 @@ def compute_regions(
             )
             for c, w in zip(kept, ws)
         )
-        corners = _vertices(kept, point, n)
+        if n == 2 and node.vr:
+            corners = tuple(sorted(node.vr[0], key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, point))))
+        else:
+            corners = _vertices(kept, point, n)
         bounded = _bounded(kept, point, n) if (box is None) else True
         bits = node.bits
         pattern = []
