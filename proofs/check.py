@@ -38,17 +38,15 @@ class CheckError(Exception):
         self.code, self.lineno, self.msg = code, lineno, msg
 
 
-class Reject(CheckError):
-    """The certificate is well formed but does not prove its conclusion (exit 1)."""
+class Reject(CheckError):  # well formed, but does not prove its conclusion (exit 1)
     exit_code = 1
 
 
-class Malformed(CheckError):
-    """The certificate violates the format (exit 2)."""
+class Malformed(CheckError):  # violates the format (exit 2)
     exit_code = 2
 
 
-class UsageError(CheckError):
+class UsageError(CheckError):  # usage or I/O, e.g. a bad --network file (exit 3)
     exit_code = 3
 
 
@@ -79,22 +77,12 @@ class Net:
     """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
 
     def __init__(self, arch, W, b):
-        self.arch, self.W, self.b = list(arch), W, b
-
-    @property
-    def depth(self):
-        return len(self.W)
-
-    @property
-    def num_parameters(self):
-        return sum(len(r) for W in self.W for r in W) + sum(len(b) for b in self.b)
-
-    @property
-    def num_hidden(self):
-        return sum(self.arch[1:-1])
+        self.arch, self.W, self.b, self.depth = list(arch), W, b, len(W)
+        self.num_parameters = sum(len(r) for M in W for r in M) + sum(len(v) for v in b)
+        self.num_hidden = sum(self.arch[1:-1])
 
     def same(self, other):
-        return self.arch == other.arch and self.W == other.W and self.b == other.b
+        return (self.arch, self.W, self.b) == (other.arch, other.W, other.b)
 
 
 def forward(net, x):
@@ -109,23 +97,16 @@ def forward(net, x):
 
 def _pattern_layers(net, pattern):
     """Split a flat 0/1 pattern over hidden neurons into per-layer lists."""
-    pattern, out, k = list(pattern), [], 0
+    pattern, ends = list(pattern), [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
     if len(pattern) != net.num_hidden:
         raise Malformed("E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
-    for n in net.arch[1:-1]:
-        out.append(pattern[k:k + n])
-        k += n
-    return out
+    return [pattern[a:e] for a, e in zip(ends, ends[1:])]
 
 
 def local_affine(net, pattern):
-    """Per layer, the pattern-P affine forms (rows (g, c): z = g.x + c) of the pre-activations.
-
-    Returns the list of layers; the last entry is the output map (A rows with offsets)."""
-    P = _pattern_layers(net, pattern)
-    n0 = net.arch[0]
+    """Per layer (output last), the pattern-P affine forms (g, c), z = g.x + c, of the pre-activations."""
+    P, n0, layers = _pattern_layers(net, pattern), net.arch[0], []
     cur = [([Fraction(int(i == j)) for j in range(n0)], Fraction(0)) for i in range(n0)]
-    layers = []
     for l, (W, b) in enumerate(zip(net.W, net.b)):
         z = []
         for row, c in zip(W, b):
@@ -141,8 +122,7 @@ def local_affine(net, pattern):
 def in_region(net, pattern, points):
     """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
     every point; then on conv(points) the network equals the pattern-P affine map."""
-    P = _pattern_layers(net, pattern)
-    forms = local_affine(net, pattern)
+    P, forms = _pattern_layers(net, pattern), local_affine(net, pattern)
     for x in points:
         for l in range(net.depth - 1):
             for i, (g, c) in enumerate(forms[l]):
@@ -153,17 +133,15 @@ def in_region(net, pattern, points):
 
 
 class Cert:
-    """What a kind module receives."""
+    """What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)]."""
 
-    def __init__(self, version, kind, network, other, body, conclusion):
-        self.version, self.kind, self.network, self.other = version, kind, network, other
-        self.body, self.conclusion = body, conclusion
-        self.weights, self.biases = network.W, network.b
-        self.other_weights = other.W if other else None
-        self.other_biases = other.b if other else None
+    def __init__(self, version, kind, network, other, body):
+        self.version, self.kind, self.network, self.other, self.body = version, kind, network, other, body
+        self.conclusion, self.weights, self.biases = kind, network.W, network.b
+        self.other_weights, self.other_biases = (other.W, other.b) if other else (None, None)
 
-    q, ints = staticmethod(q), staticmethod(ints)
-    forward, local_affine, in_region = staticmethod(forward), staticmethod(local_affine), staticmethod(in_region)
+    q, ints, forward = staticmethod(q), staticmethod(ints), staticmethod(forward)
+    local_affine, in_region = staticmethod(local_affine), staticmethod(in_region)
 
 
 def _digest(lines):
@@ -212,11 +190,6 @@ def _net_block(lines, i, name):
 
 def parse(text):
     """Parse the frame; returns a Cert or raises Malformed."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("ascii")
-        except UnicodeDecodeError:
-            raise Malformed("E_BYTE", 0, "non-ASCII byte") from None
     for n, line in enumerate(text.split("\n"), 1):
         bad = [ch for ch in line if not " " <= ch <= "~"]
         if bad:
@@ -262,37 +235,26 @@ def parse(text):
     for n, toks in body:
         if toks[0] in ("network", "other", "conclusion", "end", "kind", "exactnet"):
             raise Malformed("E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
-    return Cert((major, minor), kind, net, other, body, kind)
+    return Cert((major, minor), kind, net, other, body)
 
 
 def _json_number(v, where):
-    if isinstance(v, bool) or isinstance(v, float):
-        raise UsageError("E_NETWORK_FILE", 0, f"{where}: {v!r} is not an exact number")
-    if isinstance(v, int):
-        if len(str(abs(v))) > MAX_DIGITS:
-            raise UsageError("E_NETWORK_FILE", 0, f"{where}: too many digits")
+    """JSON int, or string integer / p/q / decimal (ASCII digits); floats and others refused."""
+    if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
         return Fraction(v)
-    if isinstance(v, str):
-        s = v.strip()
-        m = re.fullmatch(r"(-?)([0-9]+)(?:/([0-9]+)|\.([0-9]+))?", s)
-        if m and len(s) <= 2 * MAX_DIGITS + 2:
-            sign, a, d, f = m.groups()
-            if d is not None:
-                if int(d) == 0:
-                    raise UsageError("E_NETWORK_FILE", 0, f"{where}: zero denominator")
-                val = Fraction(int(a), int(d))
-            elif f is not None:
-                val = Fraction(int(a + f), 10 ** len(f))
-            else:
-                val = Fraction(int(a))
-            return -val if sign else val
-    raise UsageError("E_NETWORK_FILE", 0, f"{where}: not an exact number: {v!r}")
+    m = re.fullmatch(r"(-?)([0-9]{1,4000})(?:/([0-9]{1,4000})|\.([0-9]{1,4000}))?", v.strip()) \
+        if isinstance(v, str) else None
+    if not m or (m.group(3) is not None and int(m.group(3)) == 0):
+        raise UsageError("E_NETWORK_FILE", 0, f"{where}: not an exact number: {v!r}")
+    sign, a, d, f = m.groups()
+    val = Fraction(int(a), int(d)) if d else Fraction(int(a + f), 10 ** len(f)) if f else Fraction(int(a))
+    return -val if sign else val
 
 
 def load_network_json(text):
     """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
     try:
-        obj = json.loads(text, parse_float=lambda s: float(s), parse_constant=lambda s: float("nan"))
+        obj = json.loads(text)
     except ValueError as e:
         raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
     if not isinstance(obj, dict) or obj.get("format") != "exactnet-network/1":
@@ -330,7 +292,12 @@ def _kind_module(kind):
 
 
 def check_text(text, network_json_text=None):
-    """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines)."""
+    """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("ascii")
+        except UnicodeDecodeError:
+            text = text.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
     try:
         cert = parse(text)
         if network_json_text is not None:
@@ -340,44 +307,28 @@ def check_text(text, network_json_text=None):
         _kind_module(cert.kind).check(cert)
     except CheckError as e:
         return e.exit_code, "s NOT VERIFIED", [f"c line {e.lineno} {e.code}: {e.msg}"]
-    except RecursionError:
-        return 2, "s NOT VERIFIED", ["c line 0 E_LIMIT: certificate too deeply nested"]
     return 0, f"s VERIFIED {cert.conclusion}", []
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    usage = "usage: python proofs/check.py CERT [--network NET.json]"
-    net_path = None
-    if "--network" in argv:
-        i = argv.index("--network")
-        if i + 1 >= len(argv):
-            print(usage, file=sys.stderr)
-            return 3
-        net_path = argv[i + 1]
-        del argv[i:i + 2]
-    if len(argv) != 1 or argv[0].startswith("-"):
-        print(usage, file=sys.stderr)
+    a, net_path, net_text = list(sys.argv[1:] if argv is None else argv), None, None
+    if len(a) == 3 and "--network" in a[:2]:
+        net_path = a.pop(a.index("--network") + 1)
+        a.remove("--network")
+    if len(a) != 1 or a[0].startswith("-"):
+        print("usage: python proofs/check.py CERT [--network NET.json]", file=sys.stderr)
         return 3
     try:
-        with open(argv[0], "rb") as fh:
+        with open(a[0], "rb") as fh:
             data = fh.read()
-        net_text = None
         if net_path is not None:
             with open(net_path, encoding="utf-8") as fh:
                 net_text = fh.read()
     except (OSError, UnicodeDecodeError) as e:
-        print("s NOT VERIFIED")
-        print(f"c line 0 E_IO: {e}")
+        print(f"s NOT VERIFIED\nc line 0 E_IO: {e}")
         return 3
-    try:
-        text = data.decode("ascii")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
-    code, verdict, diags = check_text(text, net_text)
-    print(verdict)
-    for d in diags:
-        print(d)
+    code, verdict, diags = check_text(data, net_text)
+    print("\n".join([verdict] + diags))
     return code
 
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from proofs import check as fw
 
-__all__ = ["check", "jacobian_rows", "rank", "det"]
+__all__ = ["check", "jacobian_rows", "eliminate"]
 
 Z = Fraction(0)
 
@@ -39,36 +39,21 @@ def jacobian_rows(net, x):
     return rows
 
 
-def _eliminate(M):
-    """Fraction Gaussian elimination: (rank, determinant of the leading square part)."""
-    M = [list(r) for r in M]
-    r, det = 0, Fraction(1)
-    ncol = len(M[0]) if M else 0
-    for c in range(ncol):
+def eliminate(M):
+    """Fraction Gaussian elimination: (rank, determinant if M is square else 0)."""
+    M, r, det = [list(row) for row in M], 0, Fraction(1)
+    for c in range(len(M[0]) if M else 0):
         piv = next((i for i in range(r, len(M)) if M[i][c]), None)
         if piv is None:
             det = Z
             continue
-        if piv != r:
-            M[r], M[piv] = M[piv], M[r]
-            det = -det
-        det *= M[r][c]
+        M[r], M[piv], det = M[piv], M[r], det * M[piv][c] * (1 if piv == r else -1)
         for i in range(r + 1, len(M)):
             if M[i][c]:
                 f = M[i][c] / M[r][c]
                 M[i] = [a - f * b for a, b in zip(M[i], M[r])]
         r += 1
-        if r == len(M):
-            break
-    return r, det
-
-
-def rank(M):
-    return _eliminate(M)[0]
-
-
-def det(M):
-    return _eliminate(M)[1] if len(M) == len(M[0]) and _eliminate(M)[0] == len(M) else Z
+    return r, (det if len(M) == len(M[0]) == r else Z)
 
 
 def check(cert):
@@ -100,7 +85,7 @@ def check(cert):
             raise fw.Reject("E_NOT_STRICT", ln, "a hidden pre-activation is zero at this point")
         J += jacobian_rows(net, x)
     if not rest:
-        if rank(J) < R:
+        if eliminate(J)[0] < R:
             raise fw.Reject("E_RANK_LOW", lr, f"the Jacobian at the points has rank below {R}")
         return
     (l1, t1), (l2, t2), (l3, t3) = rest
@@ -113,7 +98,7 @@ def check(cert):
     for ln, idx, top in ((l1, rows, len(J)), (l2, cols, D)):
         if len(set(idx)) != len(idx) or any(i >= top for i in idx):
             raise fw.Reject("E_INDEX", ln, f"indices must be distinct and below {top}")
-    d = det([[J[r][c] for c in cols] for r in rows])
+    d = eliminate([[J[r][c] for c in cols] for r in rows])[1]
     if d != V:
         raise fw.Reject("E_DET_MISMATCH", l3, "the stated determinant is not the minor's determinant")
     if d == 0:
