@@ -132,7 +132,7 @@ def _draw_arrangement(ax, net: Network, box, slice_=None, title: str | None = No
             if not any(c == box[0] or c == box[1] for c in v):
                 pts.add(v)
     if pts:
-        ax.plot([q_to_float(v[0]) for v in pts], [q_to_float(v[1]) for v in pts], "o", ms=3, color="black", zorder=5)
+        ax.plot([q_to_float(v[0]) for v in pts], [q_to_float(v[1]) for v in pts], "o", ms=3 if len(pts) < 150 else 1.6, color="black", zorder=5)
     lo, hi = q_to_float(box[0]), q_to_float(box[1])
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
