@@ -254,6 +254,9 @@ def plot_graph(G, path: str | None = None, title: str | None = None) -> bytes:
         ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
                     arrowprops=dict(arrowstyle="-|>", color="#555555", lw=0.5 if many else 0.9,
                                     mutation_scale=6 if many else 10, shrinkA=5, shrinkB=5, alpha=0.35 if many else 0.8))
+        if G.number_of_edges() <= 3 and "bend" in d:
+            ax.text(x0 + 0.3 * (x1 - x0), y0 + 0.3 * (y1 - y0), f"bend ({d['bend']})", fontsize=7, ha="center",
+                    va="center", zorder=4, bbox=dict(fc="white", ec="none", alpha=0.85, pad=0.5))
     small = tallest > 20
     last = max(layers, default=1)
     for n, (x, y) in pos.items():
