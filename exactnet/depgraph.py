@@ -15,8 +15,9 @@ points. In the plane the witness of a pattern is unique, so with the complex the
 graph is complete inside the box; for ``n0 > 2`` it may miss edges (never adds one).
 
 :func:`dependency_graph` returns a ``networkx.DiGraph`` with nodes ``(l, i)``
-(attributes ``layer``, ``index``, ``visible``, ``visible_cells``) and edges with
-``bend`` (canonical strings) and ``witness``. :func:`face_graph` is the finer graph
+(attributes ``layer``, ``index``, ``visible``, ``visible_cells`` = the number of visible
+codimension-1 cells of ``B_(l,i)`` in the complex, ``label`` ``"l.i"`` with ``i`` from 1)
+and edges with ``bend`` (canonical strings), ``witness`` and ``coefficient`` (``W_l[i,j]``). :func:`face_graph` is the finer graph
 on the faces of the weighted breakpoint complex. Exports: :func:`to_node_link_json`,
 :func:`to_graphml`, :func:`to_dot`.
 """
