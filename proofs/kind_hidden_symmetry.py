@@ -1,0 +1,84 @@
+"""Checker for kind HIDDEN-SYMMETRY (proofs/spec-1.0-hidden-symmetry.md).
+
+``other`` block = theta'. Body: ``mechanism NAME`` then one method of equivalence:
+``equivalence shallow-invariants`` (one hidden layer: equal invariants of f, Theorem 1 of
+proofs/lemmas/shallow.md) or one or more ``equivalence rule NAME LAYER ARGS...`` lines
+(replayed by proofs/rules.py, proofs/lemmas/symmetry_rules.md; the result must be theta').
+Non-orbit: the orbit invariant of Lemma 3 (one hidden layer, complete) or, deeper, the
+multiset of normalised first-layer rows with the output bias (sound, not complete).
+"""
+
+from fractions import Fraction
+
+__all__ = ["shallow_invariants", "orbit_key", "check"]
+
+Z = Fraction(0)
+
+
+def shallow_invariants(W, b, V, d):
+    """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1)."""
+    m, n0 = len(V), len(W[0])
+    J, A, c = {}, [[Z] * n0 for _ in range(m)], list(d)
+    for j, (w, bj) in enumerate(zip(W, b)):
+        col = [V[o][j] for o in range(m)]
+        a = next((v for v in w if v), None)
+        if a is None:
+            c = [ci + v * max(bj, Z) for ci, v in zip(c, col)]
+            continue
+        acc = J.setdefault(tuple(v / a for v in list(w) + [bj]), [Z] * m)
+        for o in range(m):
+            acc[o] += abs(a) * col[o]
+            if a < 0:
+                A[o] = [x + col[o] * wi for x, wi in zip(A[o], w)]
+                c[o] += col[o] * bj
+    return {r: tuple(v) for r, v in J.items() if any(v)}, A, c
+
+
+def orbit_key(net):
+    """Orbit invariant (Lemma 3 of proofs/lemmas/shallow.md; deeper: first layer only)."""
+    W, b = net.W[0], net.b[0]
+    keys = []
+    for j, (w, bj) in enumerate(zip(W, b)):
+        row = list(w) + [bj]
+        col = [r[j] for r in net.W[1]] if net.depth == 2 else []
+        a = next((abs(v) for v in row if v), None)
+        if a is None:
+            s = next((abs(v) for v in col if v), Fraction(1))
+            keys.append((0, tuple(row), tuple(v / s for v in col)))
+        else:
+            keys.append((1, tuple(v / a for v in row), tuple(v * a for v in col)))
+    return sorted(keys), list(net.b[-1])
+
+
+def check(cert):
+    from proofs import check as fw  # noqa: PLC0415
+    from proofs.rules import RuleError, replay  # noqa: PLC0415
+
+    net, other, body = cert.network, cert.other, list(cert.body)
+    if net.arch != other.arch:
+        raise fw.Reject("E_SHAPE", 0, "theta' has a different architecture")
+    if len(body) < 2 or body[0][1][0] != "mechanism" or len(body[0][1]) != 2:
+        raise fw.Malformed("E_SYNTAX", body[0][0] if body else 0, "body starts with 'mechanism NAME'")
+    eq = body[1:]
+    if any(t[0] != "equivalence" or len(t) < 2 for _, t in eq):
+        raise fw.Malformed("E_SYNTAX", eq[0][0], "expected 'equivalence METHOD ...' lines")
+    ln = eq[0][0]
+    if eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
+        if net.depth != 2:
+            raise fw.Reject("E_DEPTH", ln, "shallow-invariants needs one hidden layer")
+        if shallow_invariants(net.W[0], net.b[0], net.W[1], net.b[1]) != \
+                shallow_invariants(other.W[0], other.b[0], other.W[1], other.b[1]):
+            raise fw.Reject("E_NOT_EQUIVALENT", ln, "the invariants of the two functions differ")
+    elif all(t[1] == "rule" for _, t in eq):
+        Ws, bs = net.W, net.b
+        for n, t in eq:
+            try:
+                Ws, bs = replay(Ws, bs, t[2:])
+            except RuleError as e:
+                raise fw.Reject(e.code, n, str(e)) from None
+        if Ws != other.W or bs != other.b:
+            raise fw.Reject("E_NOT_DERIVED", ln, "the replayed rules do not give theta'")
+    else:
+        raise fw.Malformed("E_METHOD", ln, "unknown equivalence method")
+    if orbit_key(net) == orbit_key(other):
+        raise fw.Reject("E_ORBIT", ln, "the orbit invariant does not separate theta' from theta")
