@@ -79,26 +79,27 @@ def _rule_symmetry(net: Network) -> CertifyResult | None:
 def certify(net: Network) -> CertifyResult:
     """Decide what can be proved about ``net`` and return the verdict with its certificate."""
     reasons: list[str] = []
+    attempts = []
     if _have("certificate"):
-        hit = _rule_symmetry(net)
-        if hit is not None:
-            return _checked(hit, net)
+        attempts.append(_rule_symmetry)
     if net.depth == 2 and _have("shallow"):
         from .shallow import certify_shallow
 
-        res = certify_shallow(net)
-        if res is not None and res.verdict != "UNDECIDED":
-            return _checked(res, net)
-        if res is not None:
-            reasons.append(res.reason)
+        attempts.append(certify_shallow)
     if _have("fdim"):
         from .fdim import certify_local
 
-        res = certify_local(net)
+        attempts.append(certify_local)
+    for attempt in attempts:
+        res = attempt(net)
+        if res is None:
+            continue
         if res.verdict != "UNDECIDED":
-            if net.depth > 2:
+            res = _checked(res, net)
+        if res.verdict != "UNDECIDED":
+            if res.verdict == "LOCALLY-IDENTIFIABLE" and net.depth > 2:
                 res.reason += "; global identifiability of deep networks is not decided by this version"
-            return _checked(res, net)
+            return res
         reasons.append(res.reason)
     if net.depth > 2:
         reasons.append("no proven global rule for networks with two or more hidden layers yet")

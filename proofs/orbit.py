@@ -1,0 +1,63 @@
+"""Orbit invariants for the checker (lemma: proofs/lemmas/orbit.md). Standard library only.
+
+``canonical(Ws, bs)`` is the canonical form of exactnet's symmetry module, recomputed
+from scratch: per hidden layer, rows ``(w, b)`` divided by ``|first nonzero|`` (the next
+layer compensates), sorted, tie classes tried in every order (lexicographically least
+serialisation wins). ``None`` when a hidden neuron has a zero row or the ties exceed LIMIT.
+"""
+
+from itertools import permutations, product
+
+LIMIT = 5040
+
+
+def _canon(Ws, bs, l, budget):
+    if l >= len(Ws):
+        return Ws, bs
+    W, b, V = Ws[l - 1], bs[l - 1], Ws[l]
+    rows = []
+    for i, (w, c) in enumerate(zip(W, b)):
+        full = list(w) + [c]
+        s = next((abs(v) for v in full if v != 0), None)
+        if s is None:
+            return None
+        rows.append(([v / s for v in full], s, i))
+    rows.sort(key=lambda r: r[0])
+    groups = []
+    for r in rows:
+        if groups and groups[-1][-1][0] == r[0]:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    best = None
+    for choice in product(*[permutations(g) for g in groups]):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        order = [r for g in choice for r in g]
+        W2 = [r[0][:-1] for r in order]
+        b2 = [r[0][-1] for r in order]
+        V2 = [[row[r[2]] * r[1] for r in order] for row in V]
+        nW, nb = list(Ws), list(bs)
+        nW[l - 1], nb[l - 1], nW[l] = W2, b2, V2
+        done = _canon(nW, nb, l + 1, budget)
+        if done is None:
+            return None
+        key = (done[0], done[1])
+        if best is None or key < best:
+            best = key
+    return best
+
+
+def canonical(Ws, bs):
+    return _canon([[list(r) for r in W] for W in Ws], [list(b) for b in bs], 1, [LIMIT])
+
+
+def outside_orbit(Ws, bs, Ws2, bs2):
+    """True when (Ws2, bs2) is proved outside the orbit of (Ws, bs); None when undecided."""
+    if [len(W) for W in Ws] != [len(W) for W in Ws2] or len(Ws[0][0]) != len(Ws2[0][0]):
+        return True
+    c1, c2 = canonical(Ws, bs), canonical(Ws2, bs2)
+    if c1 is None:
+        return None  # zero rows or too many ties in theta: the form is not a complete invariant
+    return c2 is None or c1 != c2
