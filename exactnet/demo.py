@@ -1,54 +1,84 @@
 """``exactnet demo``: the main job on the built-in examples, in seconds.
 
-It shows, for theory.md's examples A and C: the architecture and counts, exact
-evaluation, the canonical form, and every analysis that is installed (functional
-dimension, certification and the independent check of each certificate,
-pictures). Each step prints one short human line.
+For theory.md's examples A and C it prints the architecture and counts, an exact
+evaluation and the canonical form; certifies both (``exactnet certify``), runs the
+independent checker on every certificate it wrote, proves that C needs two hidden
+layers (``NOT-SHALLOW``) and, when matplotlib is installed, draws C's arrangement and
+dependency graph. Everything it writes goes to ``--output-dir`` (default: a new
+temporary folder).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import tempfile
 from pathlib import Path
 
+from .certificate import check_certificate_text
+from .certify import certify
 from .examples import example, example_description
+from .fdim import certify_local
 from .netjson import dumps_network
 from .qq import q_str
-from .symmetry import canonical_form, same_orbit
+from .symmetry import canonical_form
 
 __all__ = ["run_demo"]
 
 
-def _have(mod: str) -> bool:
-    return importlib.util.find_spec(f"exactnet.{mod}") is not None
+def _check(text: str, net, path: Path) -> str:
+    path.write_text(text, encoding="ascii")
+    res = check_certificate_text(text, network=net)
+    return f"checker: {'s VERIFIED ' + str(res.conclusion) if res.verified else 's NOT VERIFIED'}  ({path.name})"
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    out_dir = Path(args.output_dir) if args.output_dir else Path(tempfile.mkdtemp(prefix="exactnet-demo-"))
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out = Path(args.output_dir) if args.output_dir else Path(tempfile.mkdtemp(prefix="exactnet-demo-"))
+    out.mkdir(parents=True, exist_ok=True)
+    ok = True
     for name in ("A", "C"):
         net = example(name)
+        stem = f"example_{name.lower()}"
+        (out / f"{stem}.json").write_text(dumps_network(net), encoding="utf-8")
         print(f"== example {name}: {example_description(name)}")
         print(f"   architecture {','.join(map(str, net.architecture))}: D = {net.num_parameters} parameters, "
-              f"N = {net.num_hidden} hidden neurons, bound D - N = {net.num_parameters - net.num_hidden}")
-        x = ["1/2", "-3"]
-        print(f"   f(1/2,-3) = {','.join(q_str(v) for v in net.evaluate(x))} (exact)")
-        canon = canonical_form(net)
-        print(f"   canonical form: first layer rows "
-              + "; ".join(",".join(q_str(v) for v in row) for row in canon.weights(1)))
-        (out_dir / f"example_{name.lower()}.json").write_text(dumps_network(net), encoding="utf-8")
-    a = example("A")
-    from .network import Network
+              f"N = {net.num_hidden} hidden neurons, so the functional dimension is at most D - N = "
+              f"{net.num_parameters - net.num_hidden}")
+        print(f"   f(1/2,-3) = {','.join(q_str(v) for v in net.evaluate(['1/2', '-3']))} (exact)")
+        print("   canonical form, first layer: "
+              + "; ".join("(" + ",".join(q_str(v) for v in row) + ")" for row in canonical_form(net).weights(1)))
+        res = certify(net)
+        print(f"   certify: {res.verdict}" + (f" [{res.mechanism}]" if res.mechanism else "") + f": {res.reason}")
+        if res.certificate:
+            line = _check(res.certificate, net, out / f"{stem}.cert")
+            ok &= "s VERIFIED" in line
+            print(f"   {line}")
+        if res.other is not None:
+            (out / f"{stem}_theta_prime.json").write_text(dumps_network(res.other), encoding="utf-8")
+            print(f"   theta' (same function, outside the orbit): {stem}_theta_prime.json")
+        if res.verdict != "LOCALLY-IDENTIFIABLE":
+            loc = certify_local(net)
+            print(f"   local: {loc.verdict}: {loc.reason}")
+            if loc.certificate:
+                line = _check(loc.certificate, net, out / f"{stem}_local.cert")
+                ok &= "s VERIFIED" in line
+                print(f"   {line}")
+    c = example("C")
+    try:
+        from .cert_depth import not_shallow_certificate
 
-    flipped = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [1])])
-    same_fn = all(a.evaluate(p) == flipped.evaluate(p) for p in [[0, 0], [1, 2], ["-1/3", "5/7"], [3, -4]])
-    print(f"== example A flipped: same outputs at sample points: {same_fn}; same orbit: {same_orbit(a, flipped)}"
-          " (a hidden symmetry; 'exactnet certify' proves it when installed)")
-    if _have("demo_extra"):
-        from .demo_extra import run_extra
+        text = not_shallow_certificate(c)
+        line = _check(text, c, out / "example_c_not_shallow.cert")
+        ok &= "s VERIFIED" in line
+        print(f"== example C needs two hidden layers (NOT-SHALLOW): {line}")
+    except Exception as e:  # noqa: BLE001 - the demo reports and goes on
+        print(f"== NOT-SHALLOW for example C: not available ({e})")
+        ok = False
+    try:
+        from .plotting import write_example_pictures
 
-        return run_extra(out_dir)
-    print(f"files written to {out_dir}")
-    return 0
+        pics = write_example_pictures(c, out, stem="example_c")
+        print("== pictures of example C: " + ", ".join(p.name for p in pics))
+    except Exception as e:  # noqa: BLE001 - matplotlib is an optional extra
+        print(f"== pictures skipped: {e}")
+    print(f"files written to {out}")
+    return 0 if ok else 1
