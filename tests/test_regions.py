@@ -316,3 +316,16 @@ def test_cli_regions_and_complex(tmp_path):
     assert r.returncode == 2 and "max-cells" in r.stderr and not bad.exists()
     r = _run("regions", str(netf), "--slice", "0,0;1,0;0,1", "--json", cwd=tmp_path)
     assert r.returncode == 0 and json.loads(r.stdout)["summary"]["cells"] == 9
+
+
+@given(st.integers(0, 10**6), st.sampled_from([(2, 2, 2, 1), (1, 3, 2, 1), (3, 2, 2, 1), (2, 3, 2)]), st.booleans())
+@settings(max_examples=10)
+def test_full_certificate_roundtrip(seed, arch, boxed):
+    from exactnet.cert_regions import regions_certificate
+    from exactnet.certificate import check_certificate_text
+
+    net = random_network(arch, seed=seed, max_num=4, max_den=3)
+    rc = compute_regions(net, box=(-3, 2) if boxed else None)
+    text = regions_certificate(rc)
+    res = check_certificate_text(text, net)
+    assert res.ok and res.conclusion == "REGIONS", res
