@@ -328,4 +328,4 @@ def test_full_certificate_roundtrip(seed, arch, boxed):
     rc = compute_regions(net, box=(-3, 2) if boxed else None)
     text = regions_certificate(rc)
     res = check_certificate_text(text, net)
-    assert res.ok and res.conclusion == "REGIONS", res
+    assert res.verified and res.conclusion == "REGIONS", res
