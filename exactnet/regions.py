@@ -26,6 +26,18 @@ is the covering argument of ``proofs/lemmas/regions.md``. Degeneracies (hyperpla
 vertices, coincident or parallel hyperplanes, dead or always-active neurons, neurons zero
 on a cell) need no special case: the LP decides with ``>= 0`` versus ``< 0`` exactly.
 
+Two exact accelerations, both decisions rather than guesses:
+
+* every neuron of layer ``l`` is first tested on the whole cell of layer ``l-1``; a neuron of
+  constant sign there has it on every sub-node (its certificate is over the cell's
+  constraints, which the sub-nodes keep), so only the cutting neurons are tested again;
+* in 2-D a pointed node carries its exact V-representation (all vertices and extreme rays,
+  clipped exactly at each split): ``min g`` is the minimum over the vertices unless a ray
+  decreases ``g``, and a constraint is a facet iff it is tight at two vertices or at a vertex
+  and along a ray. No LP is needed; the LP multipliers for a certificate are computed only
+  when a certificate is written (:func:`forced_certificate`). Nodes containing a line (no
+  vertex) and ``n0 != 2`` use the LP.
+
 After each layer the node's redundant constraints are removed (``min h_k`` over the other
 constraints is ``>= 0``), which keeps the LPs small; at the end the remaining constraints
 are the facets, each with a relative-interior *facet witness* (on the segment from ``p`` to
