@@ -1,0 +1,43 @@
+"""Shallow certification times: decide + certificate + independent check (issue 5 target < 1 s).
+
+Run ``python benchmarks/bench_shallow.py``; prints one row per architecture (seeded random
+networks from exactnet.randnet) with the verdict counts and the mean / max seconds.
+"""
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from exactnet.cert_shallow import certificate_for  # noqa: E402
+from exactnet.randnet import random_network  # noqa: E402
+from exactnet.shallow import decide_shallow  # noqa: E402
+from proofs.check import check_text  # noqa: E402
+
+
+def main(seeds: int = 10) -> None:
+    decide_shallow(random_network((2, 3, 1), 0))  # warm-up (scipy import)
+    print(f"{'arch':>12} {'verdicts':<40} {'decide mean':>11} {'decide max':>10} {'check mean':>10} {'total max':>9}")
+    for arch in [(2, 64, 1), (10, 32, 3), (2, 16, 1), (5, 20, 2)]:
+        ts, tc, tot, verdicts = [], [], [], Counter()
+        for s in range(seeds):
+            net = random_network(arch, s)
+            t0 = time.perf_counter()
+            v = decide_shallow(net)
+            t1 = time.perf_counter()
+            if v.verdict != "UNDECIDED":
+                code, line, _ = check_text(certificate_for(net, v))
+                assert code == 0, line
+            t2 = time.perf_counter()
+            verdicts[v.verdict] += 1
+            ts.append(t1 - t0)
+            tc.append(t2 - t1)
+            tot.append(t2 - t0)
+        vs = ", ".join(f"{k} {n}" for k, n in sorted(verdicts.items()))
+        print(f"{str(arch):>12} {vs:<40} {sum(ts)/len(ts):11.4f} {max(ts):10.4f} {sum(tc)/len(tc):10.4f} {max(tot):9.4f}")
+
+
+if __name__ == "__main__":
+    main()
