@@ -13,6 +13,9 @@
    nonzero map yields a witness strictly inside it (its interior point, or a step from it
    along a nonzero gradient row that stays inside the cell).
 
+Pairs of one-hidden-layer networks (no box) use the invariant test of
+:func:`exactnet.shallow.shallow_equivalent` instead (no region enumeration).
+
 Every NOT-EQUIVALENT answer is re-checked by exact evaluation of both networks at the
 witness; floats are never used. With ``scale=True`` the question is ``a = c b`` for some
 rational ``c > 0``: ``c`` is read from one point where ``b`` is nonzero (the only possible
@@ -172,6 +175,12 @@ def equivalent(
         box = (to_q(box[0]), to_q(box[1]))
         if not box[0] < box[1]:
             raise ShapeError(f"box needs lo < hi, got [{box[0]}, {box[1]}]")
+    if not scale and box is None and simplify and a.depth == 2 and b.depth == 2:
+        res = _shallow(a, b)
+        if res is not None:
+            if certificate:
+                res.certificate_text = _certificate(a, b, None, res.equivalent, res.witness, timeout, max_cells)
+            return res
     if not scale:
         w, best, cells = find_difference(a, b, 1, box, timeout, max_cells, seed, simplify)
         if w is None:
@@ -185,6 +194,19 @@ def equivalent(
             res.certificate_text = _certificate(a, b, box, False, w)
         return res
     return _equivalent_scaled(a, b, box, timeout, max_cells, seed)
+
+
+def _shallow(a: Network, b: Network) -> EquivalenceResult | None:
+    """The invariant test of one-hidden-layer pairs (exactnet.shallow), when available."""
+    try:
+        from .shallow import shallow_equivalent
+    except ImportError:  # pragma: no cover - another module
+        return None
+    r = shallow_equivalent(a, b)
+    if r.equivalent:
+        return EquivalenceResult(True, method="shallow-invariants")
+    w, fa, fb = _result_points(a, b, list(r.witness), 1)
+    return EquivalenceResult(False, w, fa, fb, _diff(fa, fb, 1), method="shallow-invariants")
 
 
 def _equivalent_scaled(a, b, box, timeout, max_cells, seed) -> EquivalenceResult:

@@ -158,10 +158,12 @@ def test_difference_only_far_away_needs_the_regions():
     f = random_network((2, 3, 1), 5)
     rows = [list(r) for r in f.weights(1)] + [[1, 0]]
     g = Network.from_lists([(rows, list(f.biases(1)) + [-1000]), ([list(f.weights(2)[0]) + [1]], list(f.biases(2)))])
-    res = equivalent(f, g)
-    assert not res.equivalent and res.cells is not None
-    _check_result(f, g, res)
-    assert res.witness[0] > 1000
+    for simplify in (True, False):  # shallow invariants / region complex
+        res = equivalent(f, g, simplify=simplify)
+        assert not res.equivalent
+        _check_result(f, g, res)
+        assert res.witness[0] > 1000
+    assert res.cells is not None
     # on a box the two agree
     box = (fmpq(-1), fmpq(1))
     assert equivalent(f, g, box=box).equivalent
@@ -300,3 +302,46 @@ def test_equivalent_body_orbit_and_perturbation(seed):
     q = list(other.flatten())
     q[-2] += fmpq(1, 2**30)
     assert _rejects(net, Network.unflatten(other.architecture, q), body).startswith("E_")
+
+
+# ------------------------------------------------------------- full certificates through proofs/check.py
+def _roundtrip(a, b, box=None):
+    from exactnet.certificate import check_certificate_text
+
+    res = equivalent(a, b, box=box, certificate=True)
+    r = check_certificate_text(res.certificate_text)
+    assert r.verified and r.conclusion == ("EQUIVALENT" if res.equivalent else "NOT-EQUIVALENT")
+    return res, res.certificate_text
+
+
+def test_certificates_verify_with_the_checker():
+    pytest.importorskip("exactnet.certificate")
+    from exactnet.certificate import check_certificate_text
+
+    a = example("A")
+    flipped = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [1])])
+    wrong = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [0])])
+    _, text = _roundtrip(a, flipped)
+    _roundtrip(a, wrong)
+    _roundtrip(_max_shallow(), _max_deep())
+    _roundtrip(Network.from_lists([([[1], [-1]], [0, 0]), ([[1, -1]], [0])]), Network.from_lists([([[1]], [0])]))
+    # swap in the wrong network (digest recomputed by the writer): the checker must reject
+    from exactnet.certificate import write_certificate
+
+    body = [ln for ln in text.splitlines() if ln.split(" ")[0] in
+            ("domain", "cells", "cell", "point", "forced", "facet", "facet-box")]
+    forged = write_certificate("EQUIVALENT", a, body, other=wrong)
+    r = check_certificate_text(forged)
+    assert not r.verified
+
+
+def test_cli_writes_a_verified_certificate(tmp_path, capsys):
+    pytest.importorskip("exactnet.certificate")
+    from exactnet.certificate import check_certificate_text
+
+    net = random_network((2, 3, 2, 1), 4)
+    pa, pb, cert = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "eq.cert"
+    save_network(net, str(pa)), save_network(random_orbit_element(net, 5), str(pb))
+    assert _run(["equiv", str(pa), str(pb), "-o", str(cert)]) == 0
+    r = check_certificate_text(cert.read_text(), network=net)
+    assert r.verified and r.conclusion == "EQUIVALENT"
