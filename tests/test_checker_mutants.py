@@ -188,3 +188,32 @@ def test_oracle_knows_the_truth():
             i = next(i for i, s in enumerate(lines) if s.startswith("value "))
             lines[i] = "value " + " ".join(q_str(parse_q(t) + 1) for t in lines[i].split()[1:])
             assert oracle(fix(lines)) is False
+
+
+# ---------------------------------------------------------------- Hypothesis: random tiny networks
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from exactnet.certificate import locally_identifiable_body, write_certificate  # noqa: E402
+from exactnet.strategies import architectures, networks, rationals  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(networks(arch=architectures(max_input=2, max_width=2, max_output=2)), st.data())
+def test_random_networks_checker_agrees_with_oracle(net, data):
+    """Certificates of random networks at random points: the checker accepts exactly when the
+    exactnet oracle (fmpq rank, signs) says the hypotheses hold; a mutated number is then
+    rejected or still true for the oracle."""
+    K = net.num_parameters
+    pts = [[data.draw(rationals(max_num=5, max_den=3)) for _ in range(net.input_dim)] for _ in range(K)]
+    text = write_certificate("LOCALLY-IDENTIFIABLE", net, locally_identifiable_body(net, pts))
+    zero_row = any(not any(w) and not b for L in net.layers[:-1] for w, b in zip(L.weights, L.biases))
+    truth = bool(oracle(text)) and not zero_row
+    assert (rc(text) == 0) == truth
+    lines = text[:-1].split("\n")
+    i, k = data.draw(st.sampled_from(_number_sites(lines, 2)))
+    t = lines[i].split(" ")
+    t[k] = q_str(parse_q(t[k]) + 1)
+    mutant = fix(lines[:i] + [" ".join(t)] + lines[i + 1:])
+    if rc(mutant) == 0:
+        assert oracle(mutant)
