@@ -223,14 +223,19 @@ def find_kinks(oracle: Oracle, p: Vec, u: Vec, lo: fmpq, hi: fmpq, max_kinks: in
             # one check point strictly inside each claimed piece, beyond its defining points
             l = (q1 + ts) / 2 if ts > q1 else (a + q1) / 2
             r = (ts + q3) / 2 if ts < q3 else (q3 + b) / 2
-            need += [ts, l, r]
-            cands.append((a, q1, m, q3, b, ts, sl, sr, l, r))
+            # and one just beside the kink on each side (the kink must be local, not an artefact of
+            # several kinks further in: their pieces' lines can meet anywhere)
+            h = (b - a) / _NEAR
+            need += [ts, l, r, ts - h, ts + h]
+            cands.append((a, q1, m, q3, b, ts, sl, sr, l, r, h))
         phi.ensure(need)
-        for a, q1, m, q3, b, ts, sl, sr, l, r in cands:
+        for a, q1, m, q3, b, ts, sl, sr, l, r, h in cands:
             ok = (
                 _on_line(a, phi[a], sl, ts, phi[ts])
                 and _on_line(a, phi[a], sl, l, phi[l])
                 and _on_line(b, phi[b], sr, r, phi[r])
+                and _on_line(a, phi[a], sl, ts - h, phi[ts - h])
+                and _on_line(b, phi[b], sr, ts + h, phi[ts + h])
             )
             if ok:
                 # the midpoint must lie on the piece of its side
@@ -395,7 +400,11 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
     last_problem = None
     for attempt in range(max_lines):
         lines_used += 1
-        p = _rand_vec(rng, n0, -8, 8, 4)
+        # The base point has a large prime denominator P: kinks t = -(w.p + b)/(w.u) then carry P in
+        # their denominators (unless P divides the numerator) and never fall on the dyadic split points of
+        # the search, where they would be invisible. A kink missed anyway fails the gradient checks.
+        P = _PRIMES[attempt % len(_PRIMES)]
+        p = [fmpq(rng.randint(-8 * P, 8 * P), P) for _ in range(n0)]
         u = _rand_vec(rng, n0, -9, 9)
         if not any(u):
             u[0] = Q1
@@ -446,6 +455,7 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
         if ref is None:
             ref = (xs[0], grads[0][0], grads[0][1])
         line_ok = True
+        added = 0
         for i, tk in enumerate(kinks):
             Gl, Gr = grads[i][0], grads[i + 1][0]
             D = [[r - l for l, r in zip(rl, rr)] for rl, rr in zip(Gl, Gr)]
@@ -465,16 +475,21 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
             key = _hyper_key(nrm, beta)
             if key not in hyper:
                 hyper[key] = (nrm, beta, J)
+                added += 1
         if not line_ok:
             continue
         if len(hyper) >= n1:
+            break
+        if added == 0:
+            # a second line crossing exactly the same hyperplanes: the rest are invisible
             break
     if ref is None:
         raise UndecidedError(f"no usable line after {lines_used} tries: {last_problem}")
     if len(hyper) > n1:
         raise UndecidedError(
             f"architecture mismatch: {len(hyper)} distinct breakpoint hyperplanes found, but the architecture "
-            f"{','.join(map(str, arch))} has only {n1} hidden neurons"
+            f"{','.join(map(str, arch))} has only {n1} hidden neurons (the oracle is not such a network, or a kink "
+            "was misread; no network is returned)"
         )
     x_ref, A, f_ref = ref
     # orient every hyperplane negative at x_ref
@@ -562,6 +577,8 @@ def _gradient_ok(g, tm, a, b, u, delta, phi) -> bool:
 
 
 _SOL_LIMIT = 64
+_NEAR = fmpq(2) ** 48
+_PRIMES = (2**31 - 1, 2**61 - 1, 2**89 - 1, 2**107 - 1)
 _FREE_LIMIT = 20
 
 
@@ -679,4 +696,14 @@ def compare_with_victim(extracted: Network, victim: Network) -> dict:
             eq = r if isinstance(r, bool) else getattr(r, "equivalent", r)
             out["equivalent"] = bool(eq)
             out["equivalence_method"] = "exactnet.shallow.shallow_equivalent"
+            return out
+    if out["equivalent"] is not True and victim.input_dim <= 6:
+        try:
+            from .equivalence import equivalent
+
+            r = equivalent(extracted, victim, timeout=60)
+            out["equivalent"] = bool(r.equivalent)
+            out["equivalence_method"] = "exactnet.equivalence.equivalent (regions of the difference network)"
+        except Exception as e:  # undecided or not available: say so
+            out["equivalence_method"] = f"undecided: {type(e).__name__}: {e}"
     return out

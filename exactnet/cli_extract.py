@@ -1,0 +1,103 @@
+"""``exactnet extract``: steal a network's parameters exactly from a black-box oracle.
+
+``exactnet extract --oracle NET.json | --oracle-cmd "CMD" [--oracle-float] --arch 784,128,1
+-o stolen.json [--json] [--max-queries N] [--seed S] [--timeout T]``
+
+With ``--oracle NET`` the network is used only through evaluation (a
+:class:`~exactnet.oracle.NetworkOracle`); afterwards, and separately, the result is
+compared with the file exactly (:func:`~exactnet.extract.compare_with_victim`): this
+comparison reads the victim's weights and is reported as such. With ``--oracle-cmd``
+the program speaks the line protocol of :mod:`exactnet.oracle`; only query checks
+are possible and they are reported as evidence, not proof.
+
+Exit codes: 0 extracted (and, for a network file, equivalent), 1 extracted but the
+exact comparison with the network file failed or was undecided, 2 user errors and
+undecided extractions (``exactnet: error: <reason>``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .cli_common import add_json_flag, print_json, write_text_output
+from .errors import ExactnetError
+from .extract import compare_with_victim, extract
+from .netio import load_network
+from .netjson import dumps_network
+from .oracle import CommandOracle, NetworkOracle
+from .randnet import parse_architecture
+
+__all__ = ["register", "run_extract"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "extract",
+        help="recover a network's parameters exactly from a black-box oracle",
+        description=__doc__.split("\n\n")[0],
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--oracle", metavar="NET", help="network file used only through evaluation")
+    src.add_argument("--oracle-cmd", metavar="CMD", help="program speaking the exactnet oracle line protocol")
+    p.add_argument("--oracle-float", action="store_true", help="the oracle program answers in float64")
+    p.add_argument("--arch", required=True, help="architecture, e.g. 784,128,1")
+    p.add_argument("-o", "--output", help="write the extracted network here (exactnet-network/1 JSON)")
+    p.add_argument("--max-queries", type=int, default=None, help="query budget (LimitError when exhausted)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random lines and check points")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each batch of a command oracle")
+    add_json_flag(p)
+    p.set_defaults(func=run_extract)
+
+
+def run_extract(args: argparse.Namespace) -> int:
+    arch = parse_architecture(args.arch)
+    victim = None
+    if args.oracle:
+        if args.oracle_float:
+            raise ExactnetError("--oracle-float applies to --oracle-cmd only (a network file is exact)")
+        victim = load_network(args.oracle)
+        if victim.input_dim != arch[0] or victim.output_dim != arch[-1]:
+            raise ExactnetError(
+                f"--arch {args.arch} does not fit the oracle network ({victim.input_dim} inputs, "
+                f"{victim.output_dim} outputs)"
+            )
+        oracle = NetworkOracle(victim, max_queries=args.max_queries)
+    else:
+        oracle = CommandOracle(
+            args.oracle_cmd, arch[0], arch[-1], timeout=args.timeout, float_mode=args.oracle_float,
+            max_queries=args.max_queries,
+        )
+    try:
+        res = extract(oracle, arch, seed=args.seed)
+    finally:
+        oracle.close()
+    report = res.to_json()
+    code = 0
+    if victim is not None:
+        cmp = compare_with_victim(res.network, victim)
+        cmp["note"] = "exact comparison with the network file (reads its weights; not used by the extractor)"
+        report["victim_comparison"] = cmp
+        if cmp.get("equivalent") is not True:
+            code = 1
+    else:
+        report["victim_comparison"] = None
+    if args.output:
+        write_text_output(args.output, dumps_network(res.network))
+        report["output"] = args.output
+    if args.json:
+        print_json(report)
+    else:
+        print(f"status        {res.status}")
+        print(f"queries       {res.queries} (2^{report['log2_queries']})")
+        print(f"time          {report['seconds']} s ({report['oracle_seconds']} s in the oracle)")
+        print(f"hyperplanes   {res.hyperplanes} on {res.lines} line(s), sign solutions {res.sign_solutions}")
+        print(f"query checks  {res.checks['points']} points agree (evidence, not a proof)")
+        if victim is not None:
+            c = report["victim_comparison"]
+            print(f"victim        equivalent={c.get('equivalent')} ({c.get('equivalence_method')}), "
+                  f"same orbit={c.get('same_orbit')}")
+        for n in res.notes:
+            print(f"note          {n}")
+        if args.output:
+            print(f"wrote         {args.output}")
+    return code
