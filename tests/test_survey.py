@@ -47,3 +47,17 @@ def test_refuses_to_overwrite(tmp_path):
     path.write_text("")
     with pytest.raises(ExactnetError):
         run_survey("2,2,1", 2, output=path, quiet=True)
+
+
+def test_dask_local_cluster_gives_the_same_results(tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
+    try:
+        on_dask = run_survey("2,2,1", 6, seed=5, dask_address=cluster.scheduler_address,
+                             output=tmp_path / "d.jsonl", quiet=True)
+    finally:
+        cluster.close()
+    local = run_survey("2,2,1", 6, seed=5, output=tmp_path / "l.jsonl", quiet=True)
+    assert _strip(_lines(tmp_path / "d.jsonl")) == _strip(_lines(tmp_path / "l.jsonl"))
+    assert on_dask["verdicts"] == local["verdicts"]
