@@ -16,7 +16,7 @@ from flint import fmpq
 
 from exactnet.network import Network
 from exactnet.shallow import decide_shallow, invariants, orbit_key, shallow_equivalent
-from exactnet.symmetry import has_zero_rows, same_orbit
+from exactnet.symmetry import canonical_form, has_zero_rows, same_orbit
 
 POINTS_1D = [fmpq(k, 2) for k in range(-7, 8)]
 
@@ -62,6 +62,10 @@ def _check_grid(arch, sample=None, seed=0):
         v = decide_shallow(net)
         counts[v.verdict] += 1
         key = orbit_key(net)
+        if not has_zero_rows(net):  # the lead's canonical forms agree with Lemma 3's key
+            for k in groups[where[i]][:4]:
+                if not has_zero_rows(nets[k]):
+                    assert (orbit_key(nets[k]) == key) == (canonical_form(nets[k]) == canonical_form(net))
         if v.verdict == "IDENTIFIABLE":
             for k in groups[where[i]]:
                 assert orbit_key(nets[k]) == key, (net.flatten(), nets[k].flatten())
