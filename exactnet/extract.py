@@ -277,28 +277,25 @@ def _solve_pieces(a, q1, q3, b, phi):
 
 
 def _gradients(oracle: Oracle, pts: list[Vec], deltas: list[fmpq], rng: random.Random) -> list[tuple[list[Vec], Vec, Vec, Vec]]:
-    """Finite-difference gradients at many points: ``(G (m rows), f(x), r, f(x + delta r))``."""
+    """Finite-difference gradients at many points: ``(G (m rows), f(x), r, f(x + delta r))``.
+
+    Per point: ``f(x)``, ``f(x + delta r)`` (random direction ``r``, for the check) and the
+    ``n0`` axis steps ``f(x + delta e_i)`` (:meth:`Oracle.query_axis_steps`).
+    """
     n0 = oracle.n_in
+    dirs = [[fmpq(rng.randint(-7, 7)) for _ in range(n0)] for _ in pts]
     batch = []
-    dirs = []
-    for x, dl in zip(pts, deltas):
+    for x, dl, r in zip(pts, deltas, dirs):
         batch.append(x)
-        for i in range(n0):
-            y = list(x)
-            y[i] = y[i] + dl
-            batch.append(y)
-        r = [fmpq(rng.randint(-7, 7)) for _ in range(n0)]
-        dirs.append(r)
         batch.append([xi + dl * ri for xi, ri in zip(x, r)])
     outs = oracle.query_batch(batch, cache=False)
     res = []
-    stride = n0 + 2
     for k, (x, dl) in enumerate(zip(pts, deltas)):
-        block = outs[k * stride : (k + 1) * stride]
-        f0 = block[0]
+        f0, fr = outs[2 * k], outs[2 * k + 1]
+        steps = oracle.query_axis_steps(x, dl)
         m = len(f0)
-        G = [[(block[1 + i][o] - f0[o]) / dl for i in range(n0)] for o in range(m)]
-        res.append((G, f0, dirs[k], block[-1]))
+        G = [[(steps[i][o] - f0[o]) / dl for i in range(n0)] for o in range(m)]
+        res.append((G, f0, dirs[k], fr))
     return res
 
 

@@ -269,3 +269,15 @@ def test_cli_extract_json(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["victim_comparison"] is None and out["checks"]["agree"] is True
     assert cli_main(["extract", "--oracle", str(vpath), "--arch", "4,3,3,1"]) == 2
+
+
+@pytest.mark.parametrize("arch", [(3, 4, 1), (4, 3, 2, 2), (2, 1)])
+def test_axis_steps_fast_path_equals_explicit_points(arch):
+    net = dyadic_network(arch, 3)
+    o = NetworkOracle(net)
+    x = [fmpq(k - 1, 3) for k in range(arch[0])]
+    d = fmpq(1, 7)
+    fast = o.query_axis_steps(x, d)
+    assert o.queries == arch[0]
+    slow = CallableOracle(net.evaluate, arch[0], arch[-1]).query_axis_steps(x, d)
+    assert fast == slow
