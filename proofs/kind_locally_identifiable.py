@@ -8,6 +8,7 @@ incoming row for every hidden neuron, recomputes the parameter Jacobian exactly 
 either the stated minor's determinant (equal to V, nonzero) or the rank (>= R).
 """
 
+import math
 from fractions import Fraction
 
 from proofs import check as fw
@@ -40,20 +41,28 @@ def jacobian_rows(net, x):
 
 
 def eliminate(M):
-    """Fraction Gaussian elimination: (rank, determinant if M is square else 0)."""
-    M, r, det = [list(row) for row in M], 0, Fraction(1)
-    for c in range(len(M[0]) if M else 0):
-        piv = next((i for i in range(r, len(M)) if M[i][c]), None)
+    """(rank, determinant if M is square else 0): rows cleared of denominators, then
+    fraction-free (Bareiss) elimination over the integers, every division exact."""
+    rows, scale = [], 1
+    for r in M:
+        d = math.lcm(*(v.denominator for v in r)) if r else 1
+        rows.append([int(v * d) for v in r])
+        scale *= d
+    ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
+    for c in range(ncol):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
         if piv is None:
-            det = Z
             continue
-        M[r], M[piv], det = M[piv], M[r], det * M[piv][c] * (1 if piv == r else -1)
-        for i in range(r + 1, len(M)):
-            if M[i][c]:
-                f = M[i][c] / M[r][c]
-                M[i] = [a - f * b for a, b in zip(M[i], M[r])]
-        r += 1
-    return r, (det if len(M) == len(M[0]) == r else Z)
+        if piv != r:
+            rows[r], rows[piv], sign = rows[piv], rows[r], -sign
+        p, top = rows[r][c], rows[r]
+        for i in range(r + 1, len(rows)):
+            a = rows[i][c]
+            rows[i] = [0] * (c + 1) + [(p * v - a * t) // prev for v, t in zip(rows[i][c + 1:], top[c + 1:])]
+        prev, r = p, r + 1
+        if r == len(rows):
+            break
+    return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 
 def check(cert):
