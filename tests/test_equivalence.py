@@ -345,3 +345,12 @@ def test_cli_writes_a_verified_certificate(tmp_path, capsys):
     assert _run(["equiv", str(pa), str(pb), "-o", str(cert)]) == 0
     r = check_certificate_text(cert.read_text(), network=net)
     assert r.verified and r.conclusion == "EQUIVALENT"
+
+
+def test_network_against_its_reduced_form():
+    from exactnet.reduce import reduce_network
+
+    net = Network.from_lists([([[1, 0], [2, 0], [0, 1], [0, -1]], [1, 2, 0, 0]), ([[1, 1, 3, -3]], [0])])
+    small = reduce_network(net).network
+    assert small.num_hidden < net.num_hidden
+    assert equivalent(net, small).equivalent and equivalent(small, net, simplify=False).equivalent

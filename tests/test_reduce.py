@@ -135,3 +135,19 @@ def test_cheap_reduce_preserves_the_function(net):
     small = cheap_reduce(net)
     assert small.num_hidden <= net.num_hidden
     assert _same_on_samples(net, small)
+
+
+def test_cli_certificate_verifies(tmp_path, capsys):
+    pytest.importorskip("exactnet.certificate")
+    from exactnet.certificate import check_certificate_text
+
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[-1, -1], [1, 1]], [-1, 0]), ([[5, 1]], [0])])
+    src, dst, cert = tmp_path / "n.json", tmp_path / "small.json", tmp_path / "r.cert"
+    save_network(net, str(src))
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["reduce", str(src), "-o", str(dst), "--certificate", str(cert)])
+    assert args.func(args) == 0
+    r = check_certificate_text(cert.read_text(), network=net)
+    assert r.verified and r.conclusion == "EQUIVALENT"
+    assert load_network(str(dst)).num_hidden < net.num_hidden
