@@ -28,8 +28,8 @@ Rules (``l`` a hidden layer, ``i`` a neuron of it, indices from 0):
     ``b <= 0`` (its inputs are ReLU outputs, hence ``>= 0``). The outgoing column gains
     ``1`` in its first entry.
 ``active l i``
-    The pre-activation is ``> 0`` everywhere by structure: ``l = 1`` with ``w = 0`` and
-    ``b > 0``, or ``l >= 2`` with ``w >= 0`` and ``b > 0``. Then ``relu(z) = z``; add 1 to
+    The pre-activation is ``>= 0`` everywhere by structure: ``l = 1`` with ``w = 0`` and
+    ``b >= 0``, or ``l >= 2`` with ``w >= 0`` and ``b >= 0``. Then ``relu(z) = z``; add 1 to
     ``b_l[i]`` and subtract ``W_(l+1)[:, i]`` from ``b_(l+1)``.
 ``hidden l i``
     Layer ``l+1`` is hidden and every neuron ``k`` of it has ``W_(l+1)[k, i] > 0``,
@@ -193,8 +193,8 @@ def apply_rule(net: Network, rule: Rule) -> Network:
                 raise _fail(rule, "the pre-activation is not <= 0 by structure")
             V[0][i] += Q1
         else:
-            if not (ok_w and b[i] > 0):
-                raise _fail(rule, "the pre-activation is not > 0 by structure")
+            if not (ok_w and b[i] >= 0):
+                raise _fail(rule, "the pre-activation is not >= 0 by structure")
             b[i] += Q1
             for o in range(len(V)):
                 c[o] -= V[o][i]

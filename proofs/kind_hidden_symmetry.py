@@ -80,5 +80,8 @@ def check(cert):
             raise fw.Reject("E_NOT_DERIVED", ln, "the replayed rules do not give theta'")
     else:
         raise fw.Malformed("E_METHOD", ln, "unknown equivalence method")
-    if orbit_key(net) == orbit_key(other):
+    from proofs.orbit import outside_orbit  # noqa: PLC0415  (canonical forms, lemmas/orbit.md)
+
+    out = outside_orbit(net.W, net.b, other.W, other.b)
+    if out is False or (out is None and orbit_key(net) == orbit_key(other)):
         raise fw.Reject("E_ORBIT", ln, "the orbit invariant does not separate theta' from theta")

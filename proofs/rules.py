@@ -74,7 +74,7 @@ def replay(Ws, bs, tokens):
             need((_zero(w) if l == 1 else all(x <= 0 for x in w)) and b[i] <= 0, "not dead by structure")
             V[0][i] += 1
         elif name == "active":
-            need((_zero(w) if l == 1 else all(x >= 0 for x in w)) and b[i] > 0, "not active by structure")
+            need((_zero(w) if l == 1 else all(x >= 0 for x in w)) and b[i] >= 0, "not active by structure")
             b[i] += 1
             for o in range(len(V)):
                 c[o] -= V[o][i]
