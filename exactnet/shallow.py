@@ -321,25 +321,37 @@ def _mechanisms(net: Network):
                 yield "invisible-class", _fix_d(net, W, b2, V)
 
 
-def _positive_step(vecs: list[list[fmpq]], R: list[int]):
-    """Float-proposed functional ``phi >= 0`` on ``R`` with some ``> 0`` (checked exactly)."""
-    try:
-        import numpy as np
-        from scipy.optimize import linprog
-    except ImportError:  # pragma: no cover
-        return None
+def _float_phi(vecs: list[list[fmpq]], R: list[int]):
+    """A float proposal for ``phi`` (scipy's LP when installed, else least squares + perceptron)."""
+    import numpy as np
+
     k, r = len(vecs[0]), len(R)
     U = np.array([[float(x) for x in vecs[j]] for j in R])
-    scale = np.abs(U).max() or 1.0
-    U = U / scale
+    U = U / (np.abs(U).max() or 1.0)
+    try:
+        from scipy.optimize import linprog
+    except ImportError:
+        phi = np.linalg.lstsq(U, np.ones(r), rcond=None)[0]
+        for _ in range(10 * r):
+            vals = U @ phi
+            i = int(vals.argmin())
+            if vals[i] > 0:
+                break
+            phi = phi + U[i] * (1 - vals[i]) / (U[i] @ U[i])
+        return phi
     # variables phi (k, free), t (r, in [0,1]); maximize sum t s.t. U phi - t >= 0
     cobj = np.concatenate([np.zeros(k), -np.ones(r)])
-    A = np.hstack([-U, np.eye(r)])
-    bounds = [(-1e6, 1e6)] * k + [(0, 1)] * r
-    res = linprog(cobj, A_ub=A, b_ub=np.zeros(r), bounds=bounds, method="highs")
-    if res.status != 0 or -res.fun < 0.5:
+    res = linprog(cobj, A_ub=np.hstack([-U, np.eye(r)]), b_ub=np.zeros(r),
+                  bounds=[(-1e6, 1e6)] * k + [(0, 1)] * r, method="highs")
+    return res.x[:k] if res.status == 0 and -res.fun >= 0.5 else None
+
+
+def _positive_step(vecs: list[list[fmpq]], R: list[int]):
+    """Functional ``phi >= 0`` on ``R`` with some ``> 0``: floats propose, exact values decide."""
+    phi_f = _float_phi(vecs, R)
+    if phi_f is None:
         return None
-    phi = [fmpq(int(round(v * 2**24)), 2**24) for v in res.x[:k]]
+    phi = [fmpq(int(round(float(v) * 2**24)), 2**24) for v in phi_f]
     vals = [sum((p * x for p, x in zip(phi, vecs[j]) if p and x), Q0) for j in R]
     if any(v < 0 for v in vals) or not any(v > 0 for v in vals):
         return None
