@@ -2,8 +2,9 @@
 
 Exit 0 equivalent, 1 not equivalent, 2 error (raised as :class:`ExactnetError`).
 ``--json`` prints the verdict, the witness (canonical rational strings), both exact
-outputs and the largest difference seen; ``-o CERT`` writes the certificate when the
-certificate writer is available. This supersedes the shallow-only ``equiv`` command.
+outputs and the largest difference seen; ``-o CERT`` writes the EQUIVALENT or
+NOT-EQUIVALENT certificate (not with ``--scale``). A NOT-EQUIVALENT certificate states the
+witness, which lies in the box when ``--box`` is given. This supersedes the shallow-only ``equiv`` command.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def _cmd_equiv(args: argparse.Namespace) -> int:
     if args.box is not None:
         lo, hi = parse_vector(args.box, 2)
         box = (lo, hi)
+    if args.scale and args.output is not None:
+        raise CertificateError("--scale answers carry no certificate (the kinds certify a = b only)")
     res = equivalent(a, b, box=box, scale=args.scale, timeout=args.timeout, max_cells=args.max_cells,
                      certificate=args.output is not None)
     if args.output is not None:
