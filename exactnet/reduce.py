@@ -16,11 +16,15 @@ is idempotent and never increases the number of neurons or layers.
   pairs of a layer sum to ``M h + beta``; ``beta`` goes to the next bias and ``M = C R``
   (rank ``r``) is re-realised by ``r`` pairs ``relu(+-R_k h)``, only if ``r`` is smaller
   than the number of pairs; if the layer consists of such pairs only, it is composed into
-  the next layer (which then reads ``M h + beta + c``).
+  the next layer (which then reads ``M h + beta + c``; if ``M = 0`` ``f`` is constant).
 * **stably active layer**: every neuron of the layer has pre-activation ``>= 0`` on every
   cell: the layer is affine and is composed into the next one (one layer fewer).
 * A layer that would lose all its neurons makes the rest of the network constant: the
   result is then the affine network ``x -> K`` with ``K = f(0)`` (architecture ``(n0, m)``).
+
+Compositions (steps "opposite pairs" for a whole layer and "stably active layer") are
+done only when they do not increase the number of parameters, so the result is never
+larger in neurons, layers or parameters.
 
 Partially stably active layers are kept as they are: a single always-active neuron
 computes an affine function of the layer *before*, which the next layer cannot read.
@@ -128,7 +132,9 @@ def _step(net: Network, box, regions: bool = True):
         d = [i for i in range(n) if (l, i) in dead]
         if d:
             return _drop(net, rows, l, d, "dead")
-        if all((l, i) in active for i in range(n)):
+        if all((l, i) in active for i in range(n)) and (
+            _params([([[Q0] * len(rows[l - 1][0][0])] * len(rows[l][1]), rows[l][1])]) <= _params(rows[l - 1 : l + 1])
+        ):
             W, b = rows[l - 1]
             V, c = rows[l]
             Vm, Wm = fmpq_mat(V), fmpq_mat(W)
@@ -137,6 +143,10 @@ def _step(net: Network, box, regions: bool = True):
             rows[l - 1 : l + 1] = [(new_w, new_b)]
             return _build(rows), ("stably-active-layer", l, list(range(n)))
     return None
+
+
+def _params(rows) -> int:
+    return sum(len(b) * (len(W[0]) + 1) for W, b in rows)
 
 
 def _drop(net, rows, l, idx, kind):
@@ -171,7 +181,10 @@ def _merge_pairs(rows, l):
     R = M.rref()[0]
     Rrows = [row for row in R.tolist() if any(row)]
     keep = [i for i in range(n) if i not in used]
-    if len(Rrows) >= len(pairs) and keep:
+    compose = not keep and Rrows and _params([(M.tolist(), c)]) <= _params(rows[l - 1 : l + 1])
+    if not keep and not Rrows:  # layer l+1 reads a constant: f is constant
+        return _constant(_build(rows)), ("opposite-pairs-constant", l, sorted(used))
+    if len(Rrows) >= len(pairs) and not compose:
         return None
     piv = [next(k for k, a in enumerate(row) if a) for row in Rrows]
     Ml = M.tolist()
@@ -185,7 +198,7 @@ def _merge_pairs(rows, l):
             r += [mrow[piv[k]], -mrow[piv[k]]]
     newc = [cj + bj for cj, bj in zip(c, beta)]
     net_rows = list(rows)
-    if not keep:  # the layer is all affine pairs: compose it into the next layer
+    if compose:  # the layer is all affine pairs: compose it into the next layer
         net_rows[l - 1 : l + 1] = [(Ml, newc)]
         return _build(net_rows), ("opposite-pairs-layer", l, sorted(used))
     net_rows[l - 1] = (newW, newb)
