@@ -59,7 +59,8 @@ def _slug(arch: str) -> str:
 
 
 def _rand(arch: str, seed: int, name: str):
-    return random_network(arch, seed, max_num=MAX_NUM, max_den=MAX_DEN, name=name)
+    """``random_network`` exactly as ``exactnet random`` writes it (no name), so the README command reproduces the file."""
+    return random_network(arch, seed, max_num=MAX_NUM, max_den=MAX_DEN)
 
 
 def _rand_cmd(arch: str, seed: int, path: str) -> str:
@@ -81,12 +82,13 @@ def _verified(text: str, net) -> str:
     return chk.conclusion
 
 
-def _certify_entry(files: dict, name: str, net, expect: str, proves: str, cmd_prefix: str, **extra) -> dict:
+def _certify_entry(files: dict, name: str, net, expect: str, proves: str, cmd_prefix: str,
+                   net_text: str | None = None, **extra) -> dict:
     t0 = time.perf_counter()
     res = certify(net)
     seconds = time.perf_counter() - t0
     net_file, cert_file = f"{name}.json", f"{name}.cert"
-    files[net_file] = dumps_network(net)
+    files[net_file] = dumps_network(net) if net_text is None else net_text
     entry = {"name": name, "network": net_file, "architecture": list(net.architecture),
              "expected": expect, "verdict": res.verdict, "mechanism": res.mechanism,
              "reason": res.reason, "proves": proves, **extra}
@@ -133,13 +135,14 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_shallow.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
-            net = load_network(str(ROOT / "examples" / f"example_{ex}.json"))
+            src = ROOT / "examples" / f"example_{ex}.json"
+            net = load_network(str(src))
             entries.append(_certify_entry(
                 files, f"minimal_example_{ex}", net, "HIDDEN-SYMMETRY",
                 f"example {ex.upper()} is not identifiable: theta' computes the same function outside the orbit; "
                 f"minimal (no network with fewer hidden neurons computes f) by {proof}",
                 f"cp examples/example_{ex}.json proofs/certificates/minimal_example_{ex}.json && ",
-                section="minimal", source=f"examples/example_{ex}.json", minimality_proof=proof.split(" ")[0], cheap=True,
+                net_text=src.read_text(encoding="utf-8"), section="minimal", source=f"examples/example_{ex}.json", minimality_proof=proof.split(" ")[0], cheap=True,
             ))
     if only in (None, "width1"):
         for seed in range(WIDTH1_SAMPLES):
