@@ -195,3 +195,12 @@ def test_cli_equiv(tmp_path, capsys):
     assert [str(v) for v in A.evaluate(x)] == out["outputs"]
     with pytest.raises(UndecidedError, match="deep equivalence"):
         equiv_result(example("C"), example("C"))
+
+
+def test_equivalence_across_hidden_widths():
+    A = example("A")
+    wider = _net([[1, 0], [0, 1], [-1, -1], [0, 0]], [0, 0, 1, -3], [[1, 1, 1, 7]], [0])
+    assert shallow_equivalent(A, wider).equivalent
+    shifted = _net([[1, 0], [0, 1], [-1, -1], [0, 0]], [0, 0, 1, 3], [[1, 1, 1, 7]], [0])
+    res = shallow_equivalent(A, shifted)
+    assert not res.equivalent and A.evaluate(list(res.witness)) != shifted.evaluate(list(res.witness))
