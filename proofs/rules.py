@@ -7,6 +7,7 @@ side condition exactly and returns the new ``(Ws, bs)``, or raises ``RuleError``
 with a stable reason code.
 """
 
+import re
 from fractions import Fraction
 
 __all__ = ["RuleError", "replay"]
@@ -23,7 +24,7 @@ def _zero(row):
 
 
 def replay(Ws, bs, tokens):
-    if len(tokens) < 2 or not all(t.isdigit() for t in tokens[1:]):
+    if len(tokens) < 2 or not all(re.fullmatch(r"0|[1-9][0-9]{0,8}", t) for t in tokens[1:]):
         raise RuleError("E_RULE_SYNTAX", "expected: rule NAME LAYER INDICES...")
     name, l, args = tokens[0], int(tokens[1]), [int(t) for t in tokens[2:]]
     Ws = [[list(r) for r in W] for W in Ws]

@@ -29,7 +29,8 @@ def test_replay_rejects():
     Ws, bs = as_fracs(example("A"))
     for tokens, code in [(["flip", "1", "0", "1"], "E_RULE_CONDITION"), (["flip", "2", "0"], "E_RULE_INDEX"),
                          (["flip", "1", "7"], "E_RULE_INDEX"), (["spin", "1"], "E_RULE_UNKNOWN"),
-                         (["flip", "x"], "E_RULE_SYNTAX"), (["reflect", "1"], "E_RULE_CONDITION"),
+                         (["flip", "x"], "E_RULE_SYNTAX"), (["flip", "1", "00"], "E_RULE_SYNTAX"),
+                         (["flip", "01", "0"], "E_RULE_SYNTAX"), (["flip", "1", "\u0661"], "E_RULE_SYNTAX"), (["reflect", "1"], "E_RULE_CONDITION"),
                          (["active", "1", "0"], "E_RULE_CONDITION"), (["dead", "1", "0"], "E_RULE_CONDITION")]:
         with pytest.raises(RuleError) as e:
             replay(Ws, bs, tokens)
