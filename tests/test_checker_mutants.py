@@ -118,7 +118,7 @@ def must_reject(text):
             yield f"non-canonical {bad}", fix(lines[:i] + [" ".join(u)] + lines[i + 1:])
     yield "CR", text.replace("\n", "\r\n", 1)
     yield "CR in body", fix(lines[:-2] + [lines[-2] + "\r"] + lines[-1:])
-    yield "non-ASCII", fix(lines[:3] + [lines[3].replace("1", "\u0661", 1)] + lines[4:]).encode("utf-8")
+    yield "non-ASCII", fix(lines[:3] + [lines[3][:-1] + "\u0661"] + lines[4:]).encode("utf-8")
     yield "tab", fix([s.replace(" ", "\t", 1) if s.startswith("w ") else s for s in lines])
     for i, s in enumerate(lines):
         if s.startswith(("rows ", "cols ")):
