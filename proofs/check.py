@@ -67,8 +67,10 @@ def ints(tokens, lineno=0):
     """Canonical non-negative integers."""
     out = []
     for t in tokens:
-        if not _INT.match(t) or len(t) > MAX_DIGITS:
+        if not _INT.match(t):
             raise Malformed("E_NUMBER", lineno, f"not a canonical non-negative integer: {t!r}")
+        if len(t) > MAX_DIGITS:
+            raise Malformed("E_LIMIT", lineno, f"integer longer than {MAX_DIGITS} digits")
         out.append(int(t))
     return out
 
