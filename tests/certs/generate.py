@@ -76,6 +76,10 @@ def main():
     certs["not_shallow_c"] = not_shallow_certificate(C)
     flipped = Network.from_lists([([[-1, 0], [0, -1], [1, 1]], [0, 0, -1]), ([[1, 1, 1]], [1])])
     certs["eq_a_flipped"] = write_certificate("EQUIVALENT", A, equivalent_body(A, flipped), other=flipped)
+    from exactnet.certify import certify
+
+    certs["hidden_symmetry_a"] = certify(A).certificate
+    certs["identifiable_2_2_1"] = certify(Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 1]], [0])])).certificate
     for k, t in certs.items():
         save("valid", k + ".cert", t)
     li, mi, ne = certs["li_a_rank"], certs["li_c_minor"], certs["ne_a"]
