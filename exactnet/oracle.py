@@ -255,15 +255,13 @@ class NetworkOracle(Oracle):
             W1, b1 = mats[0]
             n_out1, n_in = W1.nrows(), W1.ncols()
             z0 = (W1 * fmpq_mat(n_in, 1, x)).tolist()
-            Z = (W1 * delta).tolist()
-            rows = []
-            for i in range(n_out1):
-                c = z0[i][0] + b1[i]
-                r = [v + c for v in Z[i]]
-                if depth > 1:
-                    r = [v if v > 0 else Q0 for v in r]
-                rows.append(r)
-            H = fmpq_mat(rows)
+            cs = [z0[i][0] + b1[i] for i in range(n_out1)]
+            C = fmpq_mat(n_out1, n_in, [c for c in cs for _ in range(n_in)])
+            Zm = W1 * delta + C  # exact, in C
+            if depth > 1:
+                H = fmpq_mat([[v if v > 0 else Q0 for v in r] for r in Zm.tolist()])
+            else:
+                H = Zm
             for k in range(1, depth):
                 W, b = mats[k]
                 Zk = (W * H).tolist()
