@@ -98,8 +98,9 @@ def forward(net, x):
 
 
 def _pattern_layers(net, pattern):
-    """Split a flat 0/1 pattern over hidden neurons into per-layer lists."""
-    pattern, ends = list(pattern), [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
+    """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
+    pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
+    ends = [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
     if len(pattern) != net.num_hidden:
         raise Malformed("E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
     return [pattern[a:e] for a, e in zip(ends, ends[1:])]
