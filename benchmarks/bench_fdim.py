@@ -18,6 +18,24 @@ structurally dead/stably active), and otherwise a proved lower bound ("lower bou
 Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Jacobian at
 ``2 D`` standard Gaussian points (seed = network seed), the usual numerical estimate.
 
+
+Last run (2026-12-02, 2 shared cores, ``--count 20 --max-seconds-per-config 150
+--regions-timeout 40``; the time cap cut the counts, column "nets"). "float < exact":
+the float estimate is below a proved exact value; "float > lb": the float estimate is
+above our lower bound (our points missed a region the Gaussian points hit)::
+
+    | arch (depth L) | D | D-N | nets | exact (from regions / reached bound) | lower bounds | mean exact-or-lb rank | mean float rank | float < exact | float > lb | float = | s/net mean (max) |
+    |---|---|---|---|---|---|---|---|---|---|---|---|
+    | 5,5,5,5,1 (4) | 96 | 81 | 9 | 9 / 0 | 0 | 73.8 | 65.4 | 8/9 | 0/0 | 1/9 | 16.66 (26.02) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 15 | 0 / 2 | 13 | 297.6 | 295.2 | 1/2 | 2/13 | 4/15 | 7.68 (13.69) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 5 | 0 / 2 | 3 | 682.6 | 677.0 | 2/2 | 0/3 | 2/5 | 28.71 (51.53) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 4 | 1 / 0 | 3 | 89.5 | 77.2 | 1/1 | 0/3 | 0/4 | 37.92 (41.18) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 8 | 0 / 0 | 8 | 384.4 | 379.8 | 0/0 | 1/8 | 2/8 | 14.62 (19.34) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 2 | 0 / 0 | 2 | 897.0 | 891.5 | 0/0 | 0/2 | 0/2 | 81.17 (111.09) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 4 | 1 / 0 | 3 | 99.2 | 83.8 | 1/1 | 0/3 | 0/4 | 43.23 (46.68) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 5 | 0 / 0 | 5 | 455.6 | 444.0 | 0/0 | 0/5 | 1/5 | 22.61 (31.44) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 2 | 0 / 0 | 2 | 1096.0 | 1084.0 | 0/0 | 0/2 | 0/2 | 90.20 (126.74) |
+
 Usage: ``python benchmarks/bench_fdim.py [--count 20] [--depths 4,5,6] [--widths 5,10,15]``.
 """
 
