@@ -255,7 +255,8 @@ def main(argv=None) -> int:
         t = time.perf_counter()
         rc = compute_regions(net, box=box)
         te = time.perf_counter() - t
-        cells, verts = len(rc.cells), len(rc.vertex_set())
+        cells = len(rc.cells)
+        verts = len(rc.vertex_set()) if rc.has_vertices else -1  # -1: not enumerated (n0 > 4)
         tf = ff = tq = None
         if not args.skip_baselines:
             t = time.perf_counter()

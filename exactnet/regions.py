@@ -142,7 +142,7 @@ class RegionComplex:
         return {
             "cells": len(self.cells),
             "bounded_cells": sum(1 for c in self.cells if c.bounded),
-            "vertices": len(self.vertex_set()),
+            "vertices": len(self.vertex_set()) if getattr(self, "has_vertices", True) else None,
             "linear_regions": self.breakpoints().linear_regions(),
         }
 
@@ -550,12 +550,15 @@ def compute_regions(
     timeout: float | None = None,
     progress: Callable[[int, int, int], None] | None = None,
     certificate: bool = True,
+    vertices: bool | None = None,
 ) -> RegionComplex:
     """All activation regions of ``net`` (inside ``[lo, hi]^n0`` when ``box=(lo, hi)``).
 
     ``slice_=(P0, P1, P2)`` restricts to the 2-D affine slice ``P0 + s(P1-P0) + t(P2-P0)``
     (coordinates ``(s, t)``). ``max_cells`` / ``timeout`` (seconds) raise
     :class:`LimitError` when exceeded. ``progress(done_neurons, total_neurons, nodes)``.
+    ``vertices``: enumerate the cells' vertices (default: when ``n0 <= 4``; the enumeration
+    over ``n0``-subsets of facets is combinatorial, so it is off by default above 4).
     """
     original = net
     if slice_ is not None:
@@ -632,6 +635,7 @@ def compute_regions(
         if progress is not None:
             progress(done, total, len(items))
     cells = []
+    want_v = vertices if vertices is not None else n <= 4
     out_layer = net.layers[-1]
     for node, A_rows, c_vec in items:
         if timeout is not None and time.monotonic() - start > timeout:
@@ -647,7 +651,9 @@ def compute_regions(
             )
             for c, w in zip(kept, ws)
         )
-        if n == 2 and node.vr:
+        if not want_v:
+            corners = ()
+        elif n == 2 and node.vr:
             corners = tuple(sorted(node.vr[0], key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, point))))
         else:
             corners = _vertices(kept, point, n)
@@ -666,7 +672,7 @@ def compute_regions(
                 constraints,
                 G,
                 offs,
-                corners if bounded else None,
+                corners if (bounded and want_v) else None,
                 bounded,
                 corners,
                 node.zero,
@@ -674,7 +680,9 @@ def compute_regions(
                 node.sides,
             )
         )
-    return RegionComplex(net, cells, box, original=original, slice_=slice_)
+    rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
+    rc.has_vertices = want_v
+    return rc
 
 
 def cell_containing(rc: RegionComplex, x) -> int:
