@@ -77,7 +77,10 @@ def _cmd_regions(args: argparse.Namespace) -> int:
         write_text_output(args.certificate, cert_text)
     s = rc.summary()
     if args.json:
-        print_json(regions_to_json(rc) if not args.output else {"format": "exactnet-regions/1", "summary": s})
+        if getattr(args, "cells", False):
+            print_json(regions_to_json(rc))
+        else:
+            print_json({"format": "exactnet-regions/1", "architecture": list(rc.original.architecture), "summary": s})
     else:
         where = "R^%d" % rc.network.input_dim if rc.box is None else f"[{rc.box[0]}, {rc.box[1]}]^{rc.network.input_dim}"
         if rc.slice is not None:
@@ -133,6 +136,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def register(subparsers) -> None:
     p = subparsers.add_parser("regions", help="exact activation regions (cells) over R^n0, a box or a 2-D slice")
     _common(p)
+    p.add_argument("--cells", action="store_true", help="with --json: print every cell on stdout, not only the counts")
     p.add_argument("--certificate", metavar="OUT", help="write a REGIONS certificate to OUT")
     p.set_defaults(func=_cmd_regions)
     q = subparsers.add_parser("complex", help="weighted breakpoint complex of f (faces, jumps, balancing)")

@@ -304,6 +304,9 @@ def test_cli_regions_and_complex(tmp_path):
     doc = json.loads(r.stdout)
     assert doc["format"] == "exactnet-regions/1" and doc["summary"]["cells"] == 9
     assert r.stderr == ""  # no progress bar when stderr is not a terminal
+    assert "cells" not in doc  # --json alone gives the counts
+    r = _run("regions", str(netf), "--json", "--cells", cwd=tmp_path)
+    assert len(json.loads(r.stdout)["cells"]) == 9
     out = tmp_path / "r.json"
     r = _run("regions", str(netf), "--box", "-1,1", "-o", str(out), cwd=tmp_path)
     assert r.returncode == 0 and json.loads(out.read_text())["summary"]["bounded_cells"] == 9
