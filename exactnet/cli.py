@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "cli_equiv",
     "cli_reduce",
     "cli_survey",
+    "cli_search",
 )
 
 _NEG_VALUE = re.compile(r"-[0-9./]")

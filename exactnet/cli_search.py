@@ -1,0 +1,39 @@
+"""``exactnet search --arch A --property P --seed S -o FOLDER``: certified counterexamples, shrunk."""
+
+from __future__ import annotations
+
+import argparse
+
+from .cli_common import add_json_flag, print_json
+
+__all__ = ["register"]
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .search import search
+
+    found = search(args.arch, args.property, seed=args.seed, tries=args.tries, hits=args.hits,
+                   output=args.output, max_num=args.max_num, max_den=args.max_den)
+    if args.json:
+        print_json({"property": args.property, "hits": found})
+    else:
+        print(f"{len(found)} hit(s) for {args.property} in {args.tries} tries")
+        for rec in found:
+            print(f"  try {rec['try']}: {rec['mechanism']}" + (f"  files: {', '.join(rec['files'])}" if "files" in rec else ""))
+    return 0 if found else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from .search import PROPERTIES
+
+    p = sub.add_parser("search", help="seeded search for certified counterexamples, shrunk to small numbers")
+    p.add_argument("--arch", required=True)
+    p.add_argument("--property", required=True, choices=PROPERTIES)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tries", type=int, default=200)
+    p.add_argument("--hits", type=int, default=1)
+    p.add_argument("--max-num", type=int, default=4)
+    p.add_argument("--max-den", type=int, default=3)
+    p.add_argument("-o", "--output", help="folder for the hits and their certificates")
+    add_json_flag(p)
+    p.set_defaults(func=_run)
