@@ -54,6 +54,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from flint import fmpq
 
+from .fileio import existing_file
+from .qq import check_float_mode
 from .errors import ExactnetError, FormatError, ShapeError, ValueRangeError
 from .network import Layer, Network
 from .qq import FloatMode, from_float, parse_q
@@ -65,9 +67,7 @@ Layout = Literal["auto", "rows", "columns"]
 _NAMED = re.compile(r"([Wb])([1-9][0-9]*)\Z")
 
 
-def _check_mode(float_mode: str | None) -> None:
-    if float_mode not in (None, "exact", "decimal"):
-        raise ValueRangeError(f"unknown float mode {float_mode!r}: use 'exact' or 'decimal'")
+_check_mode = check_float_mode
 
 
 def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
@@ -273,11 +273,7 @@ def load_npz(
 ) -> Network:
     """Load a network from an ``.npz`` (or ``.npy``) file; see the module docstring for layouts."""
     _check_mode(float_mode)
-    p = Path(path)
-    if not p.exists():
-        raise ExactnetError(f"file not found: {p}")
-    if p.is_dir():
-        raise ExactnetError(f"{p} is a folder, not a file")
+    p = existing_file(path)
     try:
         data = np.load(p, allow_pickle=allow_pickle)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:

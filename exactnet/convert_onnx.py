@@ -28,15 +28,15 @@ double) the round trip ``load_onnx(onnx_bytes(net), "exact") == net`` is exact;
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from flint import fmpq
 
 from .convert_numpy import array_to_q
+from .fileio import existing_file
 from .errors import DependencyError, ExactnetError, FormatError, ShapeError, ValueRangeError
 from .network import Layer, Network
-from .qq import FloatMode, Q0, from_float, q_str, q_to_float
+from .qq import FloatMode, check_float_mode, Q0, from_float, q_str, q_to_float
 
 __all__ = ["load_onnx", "onnx_bytes", "network_from_onnx_model", "require_onnx", "OPSET"]
 
@@ -219,13 +219,8 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
 
 def load_onnx(path: str | os.PathLike, float_mode: FloatMode | None = None) -> Network:
     """Load a network from an ``.onnx`` file (see the module docstring for the graphs read)."""
-    if float_mode not in (None, "exact", "decimal"):
-        raise ValueRangeError(f"unknown float mode {float_mode!r}: use 'exact' or 'decimal'")
-    p = Path(path)
-    if not p.exists():
-        raise ExactnetError(f"file not found: {p}")
-    if p.is_dir():
-        raise ExactnetError(f"{p} is a folder, not a file")
+    check_float_mode(float_mode)
+    p = existing_file(path)
     onnx = require_onnx()
     try:
         model = onnx.load(str(p))  # also loads external tensor data stored next to the file

@@ -33,13 +33,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from .convert_numpy import layers_from_arrays
+from .fileio import existing_file
 from .errors import DependencyError, ExactnetError, FormatError, ShapeError, ValueRangeError
 from .network import Network
-from .qq import FloatMode, q_to_float
+from .qq import FloatMode, check_float_mode, q_to_float
 
 __all__ = ["load_torch", "network_to_torch", "network_from_module", "network_from_state_dict", "require_torch"]
 
@@ -162,13 +162,8 @@ _GLOBAL = re.compile(r"Unsupported global: GLOBAL ([\w.]+)")
 
 def load_torch(path: str | os.PathLike, float_mode: FloatMode | None = None, allow_pickle: bool = False) -> Network:
     """Load a network from a ``torch.save`` file (``state_dict`` or ``nn.Sequential``)."""
-    if float_mode not in (None, "exact", "decimal"):
-        raise ValueRangeError(f"unknown float mode {float_mode!r}: use 'exact' or 'decimal'")
-    p = Path(path)
-    if not p.exists():
-        raise ExactnetError(f"file not found: {p}")
-    if p.is_dir():
-        raise ExactnetError(f"{p} is a folder, not a file")
+    check_float_mode(float_mode)
+    p = existing_file(path)
     torch = require_torch()
     nn = torch.nn
     safe = [nn.Sequential, nn.Linear, nn.ReLU, nn.Identity, nn.Dropout]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import ExactnetError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file"]
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -38,3 +38,13 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def existing_file(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, or an error naming it when it is missing or a folder."""
+    p = Path(path)
+    if not p.exists():
+        raise ExactnetError(f"file not found: {p}")
+    if p.is_dir():
+        raise ExactnetError(f"{p} is a folder, not a file")
+    return p

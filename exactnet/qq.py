@@ -37,6 +37,7 @@ __all__ = [
     "parse_q",
     "to_q",
     "from_float",
+    "check_float_mode",
     "q_str",
     "q_to_fraction",
     "q_to_float",
@@ -146,6 +147,12 @@ def to_q(value: object) -> fmpq:
     if hasattr(value, "__index__"):
         return fmpq(int(value.__index__()))
     raise FormatError(f"cannot read a rational from {type(value).__name__}")
+
+
+def check_float_mode(mode: object) -> None:
+    """Refuse a float mode other than None, ``"exact"`` or ``"decimal"``."""
+    if mode not in (None, "exact", "decimal"):
+        raise ValueRangeError(f"unknown float mode {mode!r}: use 'exact' or 'decimal'")
 
 
 def from_float(value: float, mode: FloatMode) -> fmpq:
