@@ -284,6 +284,10 @@ def _min_vr(h, vr):
 def forced_certificate(entry):
     """Resolve a forced-neuron record into ``(terms, mu)`` (computing the LP multipliers
     when the decision was taken from the exact V-representation)."""
+    if entry and entry[0] == "lazy2":
+        from .regions2d import resolve_forced
+
+        return resolve_forced(entry)
     if entry and entry[0] == "lazy":
         _, h, cons, p = entry
         res = _lp_min(h, cons, p)
@@ -579,6 +583,8 @@ def compute_regions(
     else:
         cons = []
         p = tuple(Q0 for _ in range(n))
+    if n == 2:
+        return _compute_2d(net, box, max_cells, timeout, progress, vertices, start, original, slice_)
     ident = [tuple(Q1 if j == i else Q0 for j in range(n)) for i in range(n)]
     # each item: (node, A_rows, c_vec) where (A, c) is h_{l-1} as affine functions
     items = [(_Node(cons, p, (), (), {}, ()), ident, [Q0] * n)]
@@ -678,6 +684,63 @@ def compute_regions(
                 node.zero,
                 node.forced,
                 node.sides,
+            )
+        )
+    rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
+    rc.has_vertices = want_v
+    return rc
+
+
+def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, original, slice_):
+    """The planar engine (:mod:`exactnet.regions2d`): leaves turned into :class:`Cell`."""
+    from .regions2d import compute_cells_2d, finish_cell, gradient_of, rec_exact
+
+    leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
+    want_v = vertices if vertices is not None else True
+    widths = net.architecture[1:-1]
+    cells = []
+    for leaf in leaves:
+        if timeout is not None and time.monotonic() - start > timeout:
+            raise LimitError(f"timeout of {timeout} s reached while finishing cells")
+        point, recs, wit, fin, bounded = finish_cell(leaf, ints, want_v)
+        if box is not None:
+            bounded = True
+        cons = []
+        for r in recs:
+            nrm, off = rec_exact(r)
+            tag = r[4]
+            if tag[0] == "box":
+                cons.append(Constraint(nrm, off, None, None, wit[id(r)], (tag[1], tag[2])))
+            else:
+                cons.append(Constraint(nrm, off, tag, None, wit[id(r)], None))
+        if want_v and fin:
+            corners = [(fmpq(v[0], v[2]), fmpq(v[1], v[2])) for v in fin]
+            b = 0
+            for k in range(1, len(corners)):
+                if _angle_cmp(corners[k], corners[b], point) < 0:
+                    b = k
+            corners = tuple(corners[b:] + corners[:b])
+        else:
+            corners = ()
+        G, offs = gradient_of(leaf, ints)
+        bits = leaf.bits
+        pattern, k = [], 0
+        for w in widths:
+            pattern.append(tuple(bits[k : k + w]))
+            k += w
+        cells.append(
+            Cell(
+                tuple(pattern),
+                point,
+                tuple(cons),
+                G,
+                offs,
+                corners if (bounded and want_v) else None,
+                bounded,
+                corners,
+                tuple(leaf.zero),
+                dict(leaf.forced),
+                tuple(leaf.sides),
             )
         )
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)

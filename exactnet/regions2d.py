@@ -1,0 +1,382 @@
+"""The planar (``n0 = 2``) region engine: exact polygon clipping in homogeneous integers.
+
+Same subdivision as :mod:`exactnet.regions` (neuron by neuron in layer order, every neuron
+first tested on the whole previous-layer cell), but each node carries its exact boundary
+instead of an H-representation, so no LP and no redundancy removal is ever needed.
+
+**Representation.** A closed convex polygon ``P`` of the plane (bounded or not) is the cone
+``{(x, y, t) : t >= 0, a.x + c t >= 0 for every constraint}`` of ``R^3``; its section by the
+unit sphere is a convex spherical polygon inside the hemisphere ``t >= 0``. A node stores the
+cyclic (counter-clockwise) list of that polygon's corners as *integer* homogeneous vectors
+``(X, Y, T)`` (``T > 0``: the point ``(X/T, Y/T)``; ``T = 0``: the direction ``(X, Y)`` at
+infinity) and, per edge ``V[i] -> V[i+1]``, the constraint record it lies on (``None`` for
+an arc of the line at infinity). Consecutive corners are never antipodal, so every edge is
+the *short* great-circle arc between its ends and positive combinations of the two ends
+span it. A corner whose two edges carry the same record is a *pseudo-corner* (a point in
+the middle of a facet, or a direction in the middle of an arc at infinity); it is how
+half-planes and strips (which have no vertex) fit the same scheme. The root is ``R^2``
+(the four directions ``+-e1, +-e2``, all edges at infinity) or the box (four corners).
+
+**Split test and clipping** (exact, integer). For an affine ``h`` (integer row ``(a0, a1,
+c)``, a positive multiple of the true pre-activation) let ``H(V) = a0 X + a1 Y + c T``.
+``h >= 0`` on ``P = conv(finite corners) + cone(directions)`` iff ``H >= 0`` at every
+corner; so the neuron is forced when no corner has ``H < 0`` (or none ``H > 0``), and the
+node is split otherwise (a full-dimensional convex set with points strictly on both sides
+of a line meets both open half-planes in interior points). The two children come from one
+Sutherland-Hodgman pass: corners are kept on their side, and the crossing point of an edge
+``V -> W`` with ``H(V) H(W) < 0`` is ``|H(V)| W + |H(W)| V`` (a positive combination, so
+on the edge, and ``H = 0`` there). When the new edge joins two directions at infinity they
+are antipodal (the line meets infinity in ``+-(-a1, a0)`` only) and the finite foot point
+``(-c a0, -c a1, a0^2 + a1^2)`` of the line is inserted as a pseudo-corner. Every vector
+is divided by the gcd of its entries, so the integers stay as small as the geometry allows.
+
+**Per-cell affine maps** are integer matrices too: with ``d_l`` the common denominator of
+layer ``l``, ``h_(l-1)(x) = M (x, y, 1) / D`` gives the integer pre-activations
+``G = [d_l W_l | d_l b_l] [M; 0 0 D]`` with scale ``S = d_l D`` (one ``fmpz_mat``
+product per cell); rational values (``fmpq``) are built only for the output.
+
+**Output.** The facets of a cell are exactly its edges' records (no redundancy test), each
+with a relative-interior witness (an edge midpoint, a corner plus the edge's direction, or
+a pseudo-corner); its vertices are the finite genuine corners (already in cyclic order);
+it is bounded iff no corner is at infinity. The interior point is the average of the
+finite corners plus the sum of the directions at infinity (a strictly positive combination
+of all corners, which generate the cone, hence in the interior), rounded to a dyadic point when an
+exact strict test on every facet allows. A forced neuron's certificate
+``h = mu + sum lam_k h_k`` is computed only when asked (:func:`resolve_forced`): at a corner
+``v`` minimizing ``h``, ``h - h(v)`` lies in the cone of the two incident facet normals
+(the tangent cone argument), found by a 2x2 exact solve.
+"""
+
+from __future__ import annotations
+
+import time
+from math import gcd, lcm
+
+from flint import fmpq, fmpq_mat, fmpz_mat
+
+from .errors import LimitError
+
+__all__ = ["compute_cells_2d", "resolve_forced"]
+
+Q0 = fmpq(0)
+Q2 = fmpq(2)
+
+
+def _red3(X, Y, T):
+    g = gcd(X, Y, T)
+    if g > 1:
+        return (X // g, Y // g, T // g)
+    return (X, Y, T)
+
+
+def _split(V, E, H, rpos, rneg):
+    """Clip the polygon ``(V, E)`` by ``h >= 0`` and by ``h <= 0`` (``H`` = values at corners)."""
+    k = len(V)
+    PV, PE, NV, NE = [], [], [], []
+    for i in range(k):
+        j = i + 1 if i + 1 < k else 0
+        hi, hj = H[i], H[j]
+        v, e = V[i], E[i]
+        if hi > 0:
+            PV.append(v)
+            PE.append(e)
+            if hj < 0:
+                w = V[j]
+                x = _red3(hi * w[0] - hj * v[0], hi * w[1] - hj * v[1], hi * w[2] - hj * v[2])
+                PV.append(x)
+                PE.append(rpos)
+                NV.append(x)
+                NE.append(e)
+        elif hi < 0:
+            NV.append(v)
+            NE.append(e)
+            if hj > 0:
+                w = V[j]
+                x = _red3(hj * v[0] - hi * w[0], hj * v[1] - hi * w[1], hj * v[2] - hi * w[2])
+                NV.append(x)
+                NE.append(rneg)
+                PV.append(x)
+                PE.append(e)
+        else:
+            PV.append(v)
+            NV.append(v)
+            if hj > 0:
+                PE.append(e)
+                NE.append(rneg)
+            else:  # hj < 0 (hj == 0 would put an edge on the line, impossible for a split)
+                NE.append(e)
+                PE.append(rpos)
+    _close(PV, PE, rpos)
+    _close(NV, NE, rneg)
+    return PV, PE, NV, NE
+
+
+def _close(V, E, rec):
+    """Insert the line's foot point when the new edge joins two (antipodal) directions."""
+    i = E.index(rec)
+    j = i + 1 if i + 1 < len(V) else 0
+    if V[i][2] == 0 and V[j][2] == 0:
+        a0, a1, c = rec[0], rec[1], rec[2]
+        V.insert(i + 1, _red3(-c * a0, -c * a1, a0 * a0 + a1 * a1))
+        E.insert(i + 1, rec)
+
+
+def _int_layers(net):
+    """Per layer: the integer matrix ``[d W | d b]`` (fmpz_mat) and ``d`` (common denominator)."""
+    out = []
+    for layer in net.layers:
+        d = 1
+        for row in layer.weights:
+            for w in row:
+                d = lcm(d, int(w.q))
+        for b in layer.biases:
+            d = lcm(d, int(b.q))
+        rows = [[int(w.p) * (d // int(w.q)) for w in row] + [int(b.p) * (d // int(b.q))] for row, b in zip(layer.weights, layer.biases)]
+        out.append((fmpz_mat(rows), d))
+    return out
+
+
+def _layer_G(Wd, M, D):
+    """Integer pre-activations (rows ``(g0, g1, g2)``) for ``h = M (x, y, 1) / D``."""
+    R = (Wd[0] * fmpz_mat(M + [[0, 0, D]])).tolist()
+    return [(int(r[0]), int(r[1]), int(r[2])) for r in R], Wd[1] * D
+
+
+class _Cell:
+    __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D")
+
+    def __init__(self, V, E, bits, zero, forced, sides, M, D):
+        self.V, self.E, self.bits, self.zero = V, E, bits, zero
+        self.forced, self.sides, self.M, self.D = forced, sides, M, D
+
+
+def _root(box):
+    if box is None:
+        V = [(1, 0, 0), (0, 1, 0), (-1, 0, 0), (0, -1, 0)]
+        return V, [None, None, None, None]
+    lo, hi = box
+    pl, ql, ph, qh = int(lo.p), int(lo.q), int(hi.p), int(hi.q)
+    T = ql * qh
+    a, b = pl * qh, ph * ql
+    V = [_red3(a, a, T), _red3(b, a, T), _red3(b, b, T), _red3(a, b, T)]
+    xlo = (ql, 0, -pl, ql, ("box", 0, 0))
+    xhi = (-qh, 0, ph, qh, ("box", 0, 1))
+    ylo = (0, ql, -pl, ql, ("box", 1, 0))
+    yhi = (0, -qh, ph, qh, ("box", 1, 1))
+    return V, [ylo, xhi, yhi, xlo]
+
+
+def compute_cells_2d(net, box, max_cells, timeout, progress, start):
+    """Leaves of the subdivision: list of ``_Cell`` (``M, D`` = last hidden layer's map)."""
+    ints = _int_layers(net)
+    V, E = _root(box)
+    items = [_Cell(V, E, [], [], [], [], [[1, 0, 0], [0, 1, 0]], 1)]
+    L = net.depth
+    total = net.num_hidden
+    done = 0
+    for l in range(1, L):
+        Wd = ints[l - 1]
+        new_items = []
+        for cell in items:
+            G, S = _layer_G(Wd, cell.M, cell.D)
+            nl = len(G)
+            bits = [0] * nl
+            sides = [0] * nl
+            zero = list(cell.zero)
+            forced = list(cell.forced)
+            cut = []
+            CV, CE = cell.V, cell.E
+            for i, (g0, g1, g2) in enumerate(G):
+                tag = (l, i)
+                if not g0 and not g1:
+                    if g2 > 0:
+                        bits[i] = 1
+                    elif g2 == 0:
+                        zero.append(tag)
+                    forced.append((tag, ((), fmpq(abs(g2), S))))
+                    continue
+                neg = pos = False
+                for X, Y, T in CV:
+                    h = g0 * X + g1 * Y + g2 * T
+                    if h > 0:
+                        pos = True
+                    elif h < 0:
+                        neg = True
+                if pos and neg:
+                    cut.append(i)
+                elif pos:
+                    bits[i] = 1
+                    forced.append((tag, ("lazy2", (g0, g1, g2, S, tag), CV, CE)))
+                else:
+                    forced.append((tag, ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)))
+            # sub-nodes: (V, E, bits, sides, forced-extra)
+            nodes = [(CV, CE, bits, sides, [])]
+            for i in cut:
+                g0, g1, g2 = G[i]
+                tag = (l, i)
+                rpos = (g0, g1, g2, S, tag)
+                rneg = (-g0, -g1, -g2, S, tag)
+                nxt = []
+                for nd in nodes:
+                    NVv, NEe, nb, ns, nf = nd
+                    H = [g0 * X + g1 * Y + g2 * T for X, Y, T in NVv]
+                    mn, mx = min(H), max(H)
+                    if mn >= 0:
+                        nb[i] = 1
+                        nf.append((tag, ("lazy2", rpos, NVv, NEe)))
+                        nxt.append(nd)
+                    elif mx <= 0:
+                        nf.append((tag, ("lazy2", rneg, NVv, NEe)))
+                        nxt.append(nd)
+                    else:
+                        PV, PE, QV, QE = _split(NVv, NEe, H, rpos, rneg)
+                        b2, s2 = nb[:], ns[:]
+                        nb[i] = 1
+                        ns[i] = 1
+                        s2[i] = 1
+                        nxt.append((PV, PE, nb, ns, nf))
+                        nxt.append((QV, QE, b2, s2, list(nf)))
+                nodes = nxt
+                if timeout is not None and time.monotonic() - start > timeout:
+                    raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
+            for NVv, NEe, nb, ns, nf in nodes:
+                M = [list(G[i]) if b else [0, 0, 0] for i, b in enumerate(nb)]
+                D = S
+                g = D
+                for r in M:
+                    g = gcd(g, r[0], r[1], r[2])
+                    if g == 1:
+                        break
+                if g > 1:
+                    M = [[r[0] // g, r[1] // g, r[2] // g] for r in M]
+                    D //= g
+                new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, forced + nf, cell.sides + ns, M, D))
+            if timeout is not None and time.monotonic() - start > timeout:
+                raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
+            if max_cells is not None and len(new_items) > max_cells and l == L - 1:
+                raise LimitError(f"more than {max_cells} cells (--max-cells)")
+        items = new_items
+        done += net.architecture[l]
+        if max_cells is not None and len(items) > max_cells:
+            raise LimitError(f"more than {max_cells} cells (--max-cells)")
+        if progress is not None:
+            progress(done, total, len(items))
+    return items, ints
+
+
+def _q2(v):
+    return (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
+
+
+def finish_cell(cell, ints, want_v):
+    """``(point, constraints, G, offsets, corners, bounded)`` of a leaf (rationals built here).
+
+    ``constraints`` are ``(rec, witness)`` in edge order; ``corners`` the finite genuine
+    corners in counter-clockwise order.
+    """
+    V, E = cell.V, cell.E
+    k = len(V)
+    fin, rays, recs, wit = [], [], [], {}
+    for i in range(k):
+        v, e = V[i], E[i]
+        genuine = E[i - 1] is not e
+        if v[2]:
+            if genuine:
+                fin.append(v)
+            elif e is not None and id(e) not in wit:
+                wit[id(e)] = _q2(v)  # a pseudo-corner: relative interior of its facet
+        elif genuine:
+            rays.append(v)
+    seen = set()
+    for i in range(k):
+        e = E[i]
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        recs.append(e)
+        if id(e) not in wit:
+            v, w = V[i], V[i + 1 if i + 1 < k else 0]
+            if v[2] and w[2]:
+                t = 2 * v[2] * w[2]
+                wit[id(e)] = (fmpq(v[0] * w[2] + w[0] * v[2], t), fmpq(v[1] * w[2] + w[1] * v[2], t))
+            elif v[2]:
+                wit[id(e)] = (fmpq(v[0] + w[0] * v[2], v[2]), fmpq(v[1] + w[1] * v[2], v[2]))
+            else:
+                wit[id(e)] = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
+    # interior point: average of the finite corners + sum of the directions (all corners,
+    # pseudo ones included: they generate the cone, so a positive combination is interior)
+    allfin = [v for v in V if v[2]]
+    if allfin:
+        nf = len(allfin)
+        den = 1
+        for v in allfin:
+            den = lcm(den, v[2])
+        sx = sum(v[0] * (den // v[2]) for v in allfin)
+        sy = sum(v[1] * (den // v[2]) for v in allfin)
+        den *= nf
+        for d in V:
+            if d[2]:
+                continue
+            sx += d[0] * den
+            sy += d[1] * den
+        point = _simplify(sx, sy, den, recs)
+    else:
+        point = (Q0, Q0)
+    return point, recs, wit, fin, all(v[2] for v in V)
+
+
+def _simplify(sx, sy, den, recs):
+    """A dyadic point strictly inside every facet near ``(sx, sy) / den`` (else that point)."""
+    for kk in range(31):
+        s = 1 << kk
+        u = (2 * sx * s + den) // (2 * den)
+        v = (2 * sy * s + den) // (2 * den)
+        ok = True
+        for r in recs:
+            if r[0] * u + r[1] * v + r[2] * s <= 0:
+                ok = False
+                break
+        if ok:
+            return (fmpq(u, s), fmpq(v, s))
+    return (fmpq(sx, den), fmpq(sy, den))
+
+
+def rec_exact(rec):
+    """``(normal, offset)`` of a record as rationals."""
+    S = rec[3]
+    return (fmpq(rec[0], S), fmpq(rec[1], S)), fmpq(rec[2], S)
+
+
+def resolve_forced(entry):
+    """``(terms, mu)`` of a lazy planar forced record: ``h = mu + sum lam_k h_k``, all >= 0."""
+    _, h, V, E = entry
+    (ha0, ha1), hc = rec_exact(h)
+    best, bi = None, -1
+    for i, v in enumerate(V):
+        if v[2]:
+            val = ha0 * fmpq(v[0], v[2]) + ha1 * fmpq(v[1], v[2]) + hc
+            if best is None or val < best:
+                best, bi = val, i
+    if bi < 0 or best < 0:
+        raise LimitError("internal: forced neuron without a planar certificate")
+    r1, r2 = E[bi - 1], E[bi]
+    if r1 is None or r2 is None:
+        raise LimitError("internal: finite corner on the line at infinity")
+    (a0, a1), _ = rec_exact(r1)
+    if r1 is r2 or r1[4] == r2[4]:
+        lam = ha0 / a0 if a0 else ha1 / a1
+        return (((r1[4], lam),) if lam else ()), best
+    (b0, b1), _ = rec_exact(r2)
+    det = a0 * b1 - a1 * b0
+    l1 = (ha0 * b1 - ha1 * b0) / det
+    l2 = (a0 * ha1 - a1 * ha0) / det
+    terms = tuple((t, lam) for t, lam in ((r1[4], l1), (r2[4], l2)) if lam)
+    return terms, best
+
+
+def gradient_of(cell, ints):
+    """Exact ``(gradient fmpq_mat, offsets)`` of the output layer on the leaf."""
+    G, S = _layer_G(ints[-1], cell.M, cell.D)
+    m = len(G)
+    grad = fmpq_mat(m, 2, [fmpq(x, S) for g in G for x in g[:2]])
+    return grad, tuple(fmpq(g[2], S) for g in G)
