@@ -9,8 +9,10 @@ Properties (each decided only by checked certificates):
   equals the minimal width of its function among **one-hidden-layer** networks
   (:mod:`exactnet.minimality`, ``proofs/lemmas/minimal_shallow.md``). Minimality against deeper
   architectures is not claimed by this property; the output says so.
-* ``not-locally-identifiable``: not available yet (a rank below ``D - N`` does not prove it; it
-  needs a certified continuous family), refused with :class:`UndecidedError`.
+* ``not-locally-identifiable``: a ``NOT-LOCALLY-IDENTIFIABLE`` certificate: a segment
+  ``theta + t*Delta`` in the fibre, almost all of it outside the orbit, kept by a named mechanism
+  (:mod:`exactnet.continuous_symmetry`, ``proofs/lemmas/not_locally_identifiable.md``). A rank
+  below ``D - N`` alone proves nothing and is never used.
 
 Candidates are ``random_network(arch, seed * 1_000_003 + k, max_num, max_den)``. A hit is
 shrunk greedily: each parameter in turn is replaced by simpler values (0, then the integer
@@ -43,17 +45,22 @@ class Hit:
     certificates: dict[str, str] = field(default_factory=dict)
     other: Network | None = None
     note: str = ""
+    family: object = None  # a ContinuousFamily for not-locally-identifiable
 
 
 def holds(net: Network, prop: str) -> Hit | None:
     """The hit with its certificates when ``prop`` is proved for ``net``, else None."""
     from .certify import certify
 
-    if prop == "not-locally-identifiable":
-        raise UndecidedError("property not-locally-identifiable is not available yet: a rank below D - N "
-                             "does not prove it, and no certificate kind for continuous families exists")
     if prop not in PROPERTIES:
         raise ExactnetError(f"unknown property {prop!r}: choose one of {', '.join(PROPERTIES)}")
+    if prop == "not-locally-identifiable":
+        from .continuous_symmetry import find_family
+
+        fam = find_family(net)
+        if fam is None:
+            return None
+        return Hit(net, {"not_locally_identifiable": fam.certificate}, None, fam.describe(), fam)
     res = certify(net)
     if res.verdict != "HIDDEN-SYMMETRY":
         return None
@@ -112,8 +119,14 @@ def search(arch, prop: str, seed: int = 0, tries: int = 200, hits: int = 1, outp
            max_num: int = 4, max_den: int = 3) -> list[dict]:
     """Search ``tries`` seeded candidates for ``hits`` shrunk hits; save them when ``output`` is given."""
     a = parse_architecture(arch)
+    if prop not in PROPERTIES:
+        raise ExactnetError(f"unknown property {prop!r}: choose one of {', '.join(PROPERTIES)}")
     if prop == "not-locally-identifiable":
-        holds(random_network(a, 0), prop)  # raises UndecidedError with the reason
+        from .continuous_symmetry import KIND, checker_knows_kind
+
+        if not checker_knows_kind():
+            raise UndecidedError(f"property not-locally-identifiable needs the certificate kind {KIND}, "
+                                 "which the checker framework does not register yet")
     found: list[dict] = []
     folder = Path(output) if output else None
     if folder is not None:
@@ -125,6 +138,8 @@ def search(arch, prop: str, seed: int = 0, tries: int = 200, hits: int = 1, outp
             continue
         hit = shrink(hit, prop)
         rec = {"try": k, "property": prop, "mechanism": hit.note, "network": dumps_network(hit.network)}
+        if hit.family is not None:
+            rec["family"] = hit.family.to_json()
         if folder is not None:
             stem = folder / f"hit_{k}"
             atomic_write_text(f"{stem}.json", dumps_network(hit.network))
