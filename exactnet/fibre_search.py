@@ -27,8 +27,9 @@ zero outgoing weights show up: the design matrix loses rank). The moves:
   ``max_flips``), going up the layers, negate the incoming rows (weights and bias) of the
   flipped neurons of layer ``l``, then re-solve layer ``l + 1``;
 * ``solve``: no flip at all, only the nullspace nudges (needs ``nudges >= 1``);
-* ``shift``: add ``delta`` to one hidden bias (``delta`` in ``SHIFTS``) and re-solve every
-  layer above it (stably active neurons, hyperplanes hidden by later layers);
+* ``shift``: add one ``delta`` (in ``SHIFTS``) to the biases of a nonempty set of neurons of one
+  hidden layer (all sets, up to ``max_shift_sets`` per layer) and re-solve every layer above
+  (stably active neurons, hyperplanes hidden by later layers, strips hidden jointly);
 * ``reflect``: replace one hidden neuron's row ``(w, b)`` by ``(-w, T - b)`` for ``T`` in
   ``{0} U {-b_(l+1)[k] / W_(l+1)[k, i]}`` (where the next layer bends as a function of this
   neuron alone), keep layer ``l + 1`` and re-solve the layers above it (width-one reflections).
@@ -293,6 +294,7 @@ def search_fibre(
     moves: Sequence[str] = ("flip", "solve", "shift", "reflect"),
     nudges: int = 1,
     max_flips: int = 4096,
+    max_shift_sets: int = 63,
     first_only: bool = True,
     seed: int = 0,
     pts=None,
@@ -356,11 +358,16 @@ def search_fibre(
             yield S.climb(_copy(base), 1, nudges), "solve", "nullspace"
         hidden = net.hidden_neurons()
         if "shift" in moves:
-            for l, i in hidden:
-                for d in SHIFTS:
-                    cur = _copy(base)
-                    cur[l - 1][1][i] += d
-                    yield S.climb(cur, l + 1, nudges), "shift", f"b[{l}][{i}] += {d}"
+            for l in range(1, net.depth):
+                width = net.architecture[l]
+                subsets = itertools.chain.from_iterable(
+                    itertools.combinations(range(width), s) for s in range(1, width + 1))
+                for T in itertools.islice(subsets, max_shift_sets):
+                    for d in SHIFTS:
+                        cur = _copy(base)
+                        for i in T:
+                            cur[l - 1][1][i] += d
+                        yield S.climb(cur, l + 1, nudges), "shift", f"b[{l}][{','.join(map(str, T))}] += {d}"
         if "reflect" in moves:
             for l, i in hidden:
                 if l + 1 >= net.depth:
