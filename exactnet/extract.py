@@ -91,6 +91,7 @@ class ExtractionResult:
     checks: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
     timing: dict = field(default_factory=dict)
+    layers: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -106,6 +107,7 @@ class ExtractionResult:
             "checks": self.checks,
             "notes": list(self.notes),
             "timing": {k: round(v, 3) for k, v in self.timing.items()},
+            "layers": self.layers,
         }
 
 
@@ -353,17 +355,14 @@ def extract(
             "float oracles are not supported by the exact extractor: rounded replies are not piecewise "
             "affine, so kinks cannot be solved for exactly (a tolerance-based pipeline is not implemented)"
         )
-    if len(arch) > 3:
-        raise UndecidedError(
-            f"extraction of networks with {len(arch) - 2} hidden layers is not implemented: only one hidden "
-            "layer (and affine maps) are extracted so far"
-        )
     t_start = time.perf_counter()
     q_start = oracle.queries
     os_start = oracle.seconds
     rng = random.Random(seed)
     if len(arch) == 2:
         res = _extract_affine(oracle, arch, rng, check_points)
+    elif len(arch) > 3:
+        res = _extract_deep(oracle, arch, rng, check_points)
     else:
         res = _extract_shallow(oracle, arch, rng, max_lines, check_points)
     res.queries = oracle.queries - q_start
@@ -553,6 +552,25 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
                 "solutions differ is a hidden symmetry, the function does not determine the orbit"
             )
     return ExtractionResult(net, status, 0, 0.0, 0.0, len(neurons), lines_used, len(sols), checks, notes, timing)
+
+
+def _extract_deep(oracle: Oracle, arch, rng: random.Random, check_points: int) -> ExtractionResult:
+    from .extract_deep import extract_deep
+
+    net, st = extract_deep(oracle, arch, rng)
+    t0 = time.perf_counter()
+    checks = check_against_oracle(oracle, net, rng, max(check_points, 64), [])
+    st.timing["checks"] = time.perf_counter() - t0
+    notes = list(st.notes) + [
+        f"{len(arch) - 2} hidden layers extracted layer by layer ({st.kinks} exact critical points on {st.lines} "
+        "lines); the result computes the oracle's function as far as the query checks go. Whether every network "
+        "of this architecture computing it is in the result's orbit is not claimed for deep networks"
+    ]
+    status = "fibre" if st.spare else "extracted"
+    res = ExtractionResult(net, status, 0, 0.0, 0.0, sum(arch[1:-1]) - st.spare, st.lines, 1, checks, notes,
+                           st.timing)
+    res.layers = st.clusters
+    return res
 
 
 def _reference(oracle, p, u, lo, hi, rng):
