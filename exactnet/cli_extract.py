@@ -45,6 +45,11 @@ def register(subparsers) -> None:
     p.add_argument("--max-queries", type=int, default=None, help="query budget (LimitError when exhausted)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random lines and check points")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each batch of a command oracle")
+    p.add_argument("--certificate", metavar="CERT", default=None,
+                   help="with --oracle NET: write an EQUIVALENT certificate of the extracted network and the file "
+                        "(regions of the difference network; feasible for small input widths only)")
+    p.add_argument("--equiv-timeout", type=float, default=120.0,
+                   help="seconds for the exact equivalence decision and the certificate (default 120)")
     add_json_flag(p)
     p.set_defaults(func=run_extract)
 
@@ -74,13 +79,30 @@ def run_extract(args: argparse.Namespace) -> int:
     report = res.to_json()
     code = 0
     if victim is not None:
-        cmp = compare_with_victim(res.network, victim)
+        cmp = compare_with_victim(res.network, victim, timeout=args.equiv_timeout,
+                                  certificate=args.certificate is not None)
         cmp["note"] = "exact comparison with the network file (reads its weights; not used by the extractor)"
+        text = cmp.pop("certificate_text", None)
+        if args.certificate is not None:
+            if text is None:
+                raise ExactnetError(cmp.get("certificate_note", "no certificate could be produced"))
+            write_text_output(args.certificate, text)
+            cmp["certificate"] = args.certificate
         report["victim_comparison"] = cmp
+        report["verification"] = (
+            "exact: the extracted network is functionally equivalent to the oracle network"
+            if cmp.get("equivalent") is True else
+            "FAILED or undecided: the exact comparison with the oracle network did not establish equivalence"
+        )
         if cmp.get("equivalent") is not True:
             code = 1
     else:
         report["victim_comparison"] = None
+        report["verification"] = (
+            f"query checks only: the extracted network agrees with the command's answers at {res.checks['points']} "
+            "points (every kink found was confirmed by exact values on both sides, and every gradient by an extra "
+            "query); this is evidence, not a proof that the program computes this network everywhere"
+        )
     if args.output:
         write_text_output(args.output, dumps_network(res.network))
         report["output"] = args.output
@@ -96,6 +118,9 @@ def run_extract(args: argparse.Namespace) -> int:
             c = report["victim_comparison"]
             print(f"victim        equivalent={c.get('equivalent')} ({c.get('equivalence_method')}), "
                   f"same orbit={c.get('same_orbit')}")
+            if args.certificate:
+                print(f"certificate   {args.certificate} (checker: {'VERIFIED' if c.get('certificate_verified') else 'NOT VERIFIED'})")
+        print(f"verification  {report['verification']}")
         for n in res.notes:
             print(f"note          {n}")
         if args.output:

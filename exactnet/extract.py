@@ -59,7 +59,7 @@ from typing import Sequence
 
 from flint import fmpq, fmpq_mat
 
-from .errors import LimitError, ShapeError, UndecidedError
+from .errors import ExactnetError, LimitError, ShapeError, UndecidedError
 from .network import Network
 from .oracle import Oracle
 from .qq import Q0, Q1, q_str
@@ -336,6 +336,7 @@ def extract(
     seed: int = 0,
     max_lines: int = 4,
     check_points: int = 32,
+    deep_lines: int = 0,
 ) -> ExtractionResult:
     """Extract a network of architecture ``arch`` computing the oracle's function.
 
@@ -362,7 +363,7 @@ def extract(
     if len(arch) == 2:
         res = _extract_affine(oracle, arch, rng, check_points)
     elif len(arch) > 3:
-        res = _extract_deep(oracle, arch, rng, check_points)
+        res = _extract_deep(oracle, arch, rng, check_points, deep_lines)
     else:
         res = _extract_shallow(oracle, arch, rng, max_lines, check_points)
     res.queries = oracle.queries - q_start
@@ -554,12 +555,12 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
     return ExtractionResult(net, status, 0, 0.0, 0.0, len(neurons), lines_used, len(sols), checks, notes, timing)
 
 
-def _extract_deep(oracle: Oracle, arch, rng: random.Random, check_points: int) -> ExtractionResult:
-    from .extract_deep import extract_deep
+def _extract_deep(oracle: Oracle, arch, rng: random.Random, check_points: int, lines: int = 0) -> ExtractionResult:
+    from .extract_deep import check_deep, extract_deep
 
-    net, st = extract_deep(oracle, arch, rng)
+    net, st = extract_deep(oracle, arch, rng, max_lines=lines)
     t0 = time.perf_counter()
-    checks = check_against_oracle(oracle, net, rng, max(check_points, 64), [])
+    checks = check_deep(oracle, net, st, rng, max(check_points, 64))
     st.timing["checks"] = time.perf_counter() - t0
     notes = list(st.notes) + [
         f"{len(arch) - 2} hidden layers extracted layer by layer ({st.kinks} exact critical points on {st.lines} "
@@ -680,16 +681,23 @@ def check_against_oracle(oracle: Oracle, net: Network, rng: random.Random, count
     }
 
 
-def compare_with_victim(extracted: Network, victim: Network) -> dict:
-    """Exact comparison with the victim network (test side: this reads the victim's weights).
+def compare_with_victim(extracted: Network, victim: Network, timeout: float | None = 120,
+                        certificate: bool = False) -> dict:
+    """Exact comparison with the victim network (reads the victim's weights: never used by the extractor).
 
-    One hidden layer: :func:`exactnet.shallow.shallow_equivalent` when available
-    (functional equivalence), and in any case the orbit test by canonical forms
-    (equal canonical forms imply equal functions). Deeper: canonical forms only.
+    * ``same_orbit``: canonical forms equal (:mod:`exactnet.symmetry`; equal canonical forms
+      imply equal functions, ``proofs/lemmas/orbit.md``);
+    * ``equivalent``: :func:`exactnet.equivalence.equivalent` (exact decision, any depth;
+      ``None`` when undecided within ``timeout``);
+    * with ``certificate=True``: an EQUIVALENT certificate of the pair (regions of the
+      difference network, ``proofs/lemmas/equivalent.md``), re-checked by the independent
+      checker; ``certificate_text`` holds it, or ``certificate_note`` says why there is none
+      (region enumeration is out of reach for wide inputs).
     """
     out: dict = {"same_architecture": extracted.architecture == victim.architecture}
     if not out["same_architecture"]:
         out["equivalent"] = False
+        out["equivalence_method"] = "architectures differ"
         return out
     from .symmetry import canonical_form
 
@@ -699,26 +707,35 @@ def compare_with_victim(extracted: Network, victim: Network) -> dict:
     except (LimitError, UndecidedError) as e:  # pragma: no cover - ties beyond the limit
         out["same_orbit"] = None
         out["orbit_method"] = f"undecided: {e}"
-    out["equivalent"] = True if out["same_orbit"] else None
-    out["equivalence_method"] = "same orbit (canonical forms)" if out["same_orbit"] else None
-    if victim.depth == 2:
-        try:
-            from .shallow import shallow_equivalent  # type: ignore[attr-defined]
-        except ImportError:
-            shallow_equivalent = None
-        if shallow_equivalent is not None:
-            r = shallow_equivalent(extracted, victim)
-            eq = r if isinstance(r, bool) else getattr(r, "equivalent", r)
-            out["equivalent"] = bool(eq)
-            out["equivalence_method"] = "exactnet.shallow.shallow_equivalent"
-            return out
-    if out["equivalent"] is not True and victim.input_dim <= 6:
-        try:
-            from .equivalence import equivalent
+    from .equivalence import equivalent
 
-            r = equivalent(extracted, victim, timeout=60)
-            out["equivalent"] = bool(r.equivalent)
-            out["equivalence_method"] = "exactnet.equivalence.equivalent (regions of the difference network)"
-        except Exception as e:  # undecided or not available: say so
-            out["equivalence_method"] = f"undecided: {type(e).__name__}: {e}"
+    try:
+        r = equivalent(extracted, victim, timeout=timeout)
+        out["equivalent"] = bool(r.equivalent)
+        out["equivalence_method"] = f"exactnet.equivalence.equivalent ({r.method})"
+        if not r.equivalent:
+            out["witness"] = [q_str(v) for v in r.witness]
+    except ExactnetError as e:
+        if out["same_orbit"]:
+            out["equivalent"] = True
+            out["equivalence_method"] = "same orbit (canonical forms; the region decision was undecided: " + str(e)[:80] + ")"
+        else:
+            out["equivalent"] = None
+            out["equivalence_method"] = f"undecided: {type(e).__name__}: {str(e)[:120]}"
+    if certificate:
+        out["certificate_text"] = None
+        if out["equivalent"] is not True:
+            out["certificate_note"] = "no EQUIVALENT certificate: equivalence was not established"
+        else:
+            try:
+                from .certificate import check_certificate_text, write_certificate
+                from .equivalence import equivalent_body
+
+                text = write_certificate("EQUIVALENT", extracted, equivalent_body(extracted, victim, timeout=timeout),
+                                         other=victim)
+                chk = check_certificate_text(text)
+                out["certificate_verified"] = bool(chk.verified)
+                out["certificate_text"] = text
+            except ExactnetError as e:
+                out["certificate_note"] = f"no EQUIVALENT certificate: {type(e).__name__}: {str(e)[:160]}"
     return out

@@ -46,7 +46,7 @@ from .network import Network
 from .oracle import NetworkOracle, Oracle
 from .qq import Q0, Q1
 
-__all__ = ["extract_deep", "DeepStats"]
+__all__ = ["extract_deep", "check_deep", "DeepStats"]
 
 Vec = list
 
@@ -56,6 +56,7 @@ class DeepStats:
     lines: int = 0
     kinks: int = 0
     spare: int = 0
+    suspect: list = field(default_factory=list)
     clusters: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     timing: dict = field(default_factory=dict)
@@ -451,18 +452,27 @@ def _positive_points(rng: random.Random, known: _Known, count: int) -> list[Vec]
     return out
 
 
-def _layer_signs(oracle: Oracle, known: _Known, rows: list, biases: list, rng: random.Random, budget: int) -> tuple[list, int]:
-    """Orientation ``+1/-1`` of each row (None: not seen) from gradient decompositions."""
+def _layer_signs(oracle: Oracle, known: _Known, rows: list, biases: list, rng: random.Random, budget: int,
+                 near: list | None = None) -> tuple[list, int]:
+    """Orientation ``+1/-1`` of each row (None: not seen) from gradient decompositions.
+
+    ``near``: points beside the rows' own critical points (where each neuron was seen to
+    matter), tried first; then points with every first-layer neuron active, and random points.
+    """
     from .extract import _gradients
 
     nl = len(rows)
     signs: list = [None] * nl
     used = 0
     n0 = oracle.n_in
-    while used < budget and any(s is None for s in signs):
+    near = list(near or [])
+    while used < budget + len(near) and any(s is None for s in signs):
         batch = 8
-        pts = _positive_points(rng, known, batch // 2) if known.layers else []
-        pts += _random_points(rng, n0, batch - len(pts))
+        if near:
+            pts, near = near[:batch], near[batch:]
+        else:
+            pts = _positive_points(rng, known, batch // 2) if known.layers else []
+            pts += _random_points(rng, n0, batch - len(pts))
         used += len(pts)
         grads = _gradients(oracle, pts, [Q1 / 2**30] * len(pts), rng)
         for x, (G, f0, r, fr) in zip(pts, grads):
@@ -540,15 +550,18 @@ def _both_sides(known: _Known, clusters: list, rows: list, biases: list) -> list
     out = []
     for c, r, b in zip(clusters, rows, biases):
         for x in c.xs[:2]:
-            zs, h, Jh = known.forward(x)
-            J = Jh.tolist()
-            nrm = [_dot(r, [J[i][col] for i in range(len(r))]) for col in range(known.n0)]
+            if known.layers:
+                zs, h, Jh = known.forward(x)
+                J = Jh.tolist()
+                nrm = [_dot(r, [J[i][col] for i in range(len(r))]) for col in range(known.n0)]
+            else:
+                nrm = list(r)
             if not any(nrm):
                 continue
             eps = Q1 / 2**24
             for _ in range(8):
                 pts = [[xi + sg * eps * ni for xi, ni in zip(x, nrm)] for sg in (1, -1)]
-                zz = [_dot(r, known.forward(p)[1]) + b for p in pts]
+                zz = [_dot(r, known.forward(p)[1] if known.layers else p) + b for p in pts]
                 if (zz[0] > 0) != (zz[1] > 0):
                     out += pts
                     break
@@ -565,6 +578,28 @@ def _normalise(row: Vec, bias: fmpq) -> tuple[Vec, fmpq]:
 def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_lines: int = 0,
                  check_points: int = 64):
     """Extract a deep network (at least two hidden layers); returns ``(net, DeepStats)``."""
+    st = DeepStats()
+    try:
+        return _extract_deep(oracle, arch, rng, max_lines, st)
+    except UndecidedError as e:
+        if st.suspect:
+            raise UndecidedError(f"architecture mismatch suspected ({'; '.join(st.suspect)}): {e}") from None
+        raise
+
+
+def check_deep(oracle: Oracle, net: Network, st: "DeepStats", rng: random.Random, count: int) -> dict:
+    """The final query check of a deep extraction, with the mismatch suspicion in the message."""
+    from .extract import check_against_oracle
+
+    try:
+        return check_against_oracle(oracle, net, rng, count, [])
+    except UndecidedError as e:
+        if st.suspect:
+            raise UndecidedError(f"architecture mismatch suspected ({'; '.join(st.suspect)}): {e}") from None
+        raise
+
+
+def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_lines: int, st: "DeepStats"):
     arch = tuple(arch)
     n0 = arch[0]
     L = len(arch) - 1
@@ -574,9 +609,8 @@ def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_li
                 f"layer {l} has {arch[l]} neurons for {arch[l - 1]} inputs: the deep extractor needs non-expanding "
                 "hidden layers (n_l <= n_(l-1)) to read rows from gradient jumps uniquely"
             )
-    st = DeepStats()
     N = sum(arch[1:L])
-    lines = max_lines or max(12, 3 * arch[1])
+    lines = max_lines or max(24, 3 * arch[1])
     R = fmpq(2) ** 8
     t0 = time.perf_counter()
     kinks: list[_Kink] = []
@@ -600,7 +634,7 @@ def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_li
             if c is not None:
                 cands.append((c[0], c[1], k.x))
         kinks = rest
-        clusters = _cluster(cands, 3 if width + 1 >= 3 else width + 1)
+        clusters = _cluster(cands, 3 if width > 4 else 2)
         st.timing[f"rows{l}"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         dead = known.spare[-1] if known.layers else set()
@@ -610,7 +644,7 @@ def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_li
         t0 = time.perf_counter()
         done = 0
         for c in clusters[: 2 * nl + 4]:
-            if c.members >= 2 and c.value([Q0] * width) is None:
+            if (c.members >= 2 or l == L - 1) and c.value([Q0] * width) is None:
                 done += _complete(oracle, known, c, width, rng)
         st.timing[f"complete{l}"] = time.perf_counter() - t0
         pool = [c for c in clusters if c.members >= 2 and c.value([Q0] * width) is not None
@@ -624,12 +658,23 @@ def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_li
                 if _far_test(oracle, known, row, c.vec[width], rng, 10):
                     accepted.append(c)
         else:
-            accepted = pool
+            # no deeper neurons: every complete cluster is a neuron of this layer; merge exact duplicates
+            accepted = []
+            for c in clusters:
+                if c.value([Q0] * width) is None or not any(c.vec[j] for j in range(width)):
+                    continue
+                if any(a.match(c.vec, 2) is not None for a in accepted):
+                    continue
+                accepted.append(c)
         if len(accepted) > nl:
-            raise UndecidedError(
-                f"architecture mismatch: more than {nl} neurons found in hidden layer {l} "
-                f"(the architecture {','.join(map(str, arch))} has {nl})"
-            )
+            if l == L - 1:
+                raise UndecidedError(
+                    f"architecture mismatch: more than {nl} neurons found in hidden layer {l} "
+                    f"(the architecture {','.join(map(str, arch))} has {nl})"
+                )
+            st.suspect.append(f"{len(accepted)} candidate neurons passed the checks in hidden layer {l}, which has {nl}")
+            accepted.sort(key=lambda c: -c.members)
+            accepted = accepted[:nl]
         st.timing[f"far{l}"] = time.perf_counter() - t0
         incomplete = sum(1 for c in clusters[: 2 * nl] if c.value([Q0] * width) is None and c.members >= 3)
         st.clusters.append({"layer": l, "clusters": len(clusters), "accepted": len(accepted),
@@ -654,7 +699,8 @@ def extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_li
             biases.append(b)
         t0 = time.perf_counter()
         if l < L - 1:
-            signs, used = _layer_signs(oracle, known, rows, biases, rng, 64 + 16 * nl)
+            signs, used = _layer_signs(oracle, known, rows, biases, rng, 64 + 16 * nl,
+                                       _both_sides(known, accepted, rows, biases))
             if any(s is None for s in signs):
                 raise UndecidedError(
                     f"hidden layer {l}: the active side of {sum(s is None for s in signs)} neuron(s) was never seen "
