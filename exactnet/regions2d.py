@@ -52,6 +52,7 @@ from __future__ import annotations
 import time
 from math import gcd, lcm
 
+import numpy as np
 from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .errors import LimitError
@@ -121,8 +122,12 @@ def _close(V, E, rec):
         E.insert(i + 1, rec)
 
 
+_I64 = 1 << 62
+
+
 def _int_layers(net):
-    """Per layer: the integer matrix ``[d W | d b]`` (fmpz_mat) and ``d`` (common denominator)."""
+    """Per layer: ``[d W | d b]`` as an ``fmpz_mat``, ``d``, the same as a NumPy int64 array
+    (or ``None`` when an entry does not fit) and the largest absolute row sum."""
     out = []
     for layer in net.layers:
         d = 1
@@ -132,14 +137,57 @@ def _int_layers(net):
         for b in layer.biases:
             d = lcm(d, int(b.q))
         rows = [[int(w.p) * (d // int(w.q)) for w in row] + [int(b.p) * (d // int(b.q))] for row, b in zip(layer.weights, layer.biases)]
-        out.append((fmpz_mat(rows), d))
+        rsum = max((sum(abs(v) for v in r) for r in rows), default=0)
+        arr = np.array(rows, dtype=np.int64) if rsum < _I64 else None
+        out.append((fmpz_mat(rows), d, arr, rsum))
     return out
 
 
 def _layer_G(Wd, M, D):
-    """Integer pre-activations (rows ``(g0, g1, g2)``) for ``h = M (x, y, 1) / D``."""
-    R = (Wd[0] * fmpz_mat(M + [[0, 0, D]])).tolist()
-    return [(int(r[0]), int(r[1]), int(r[2])) for r in R], Wd[1] * D
+    """Integer pre-activations (rows ``[g0, g1, g2]``) for ``h = M (x, y, 1) / D``.
+
+    Exact integer arithmetic either way: NumPy int64 (its integer matmul has no rounding)
+    only when ``row sum |W| * max |M| < 2^62`` proves that no partial sum overflows, else
+    ``fmpz_mat``.
+    """
+    A = M + [[0, 0, D]]
+    arr = Wd[2]
+    if arr is not None:
+        big = D
+        for r in M:
+            for v in r:
+                if v > big:
+                    big = v
+                elif -v > big:
+                    big = -v
+        if Wd[3] * big < _I64:
+            R = arr @ np.array(A, dtype=np.int64)
+            return R.tolist(), Wd[1] * D, R
+    R = (Wd[0] * fmpz_mat(A)).tolist()
+    return [[int(r[0]), int(r[1]), int(r[2])] for r in R], Wd[1] * D, None
+
+
+def _signs_on(G, Garr, V):
+    """Per row of ``G``: ``(min H, max H)`` over the corners ``V`` (exact; NumPy int64 only
+    when ``3 max|G| max|V| < 2^62`` bounds every partial sum)."""
+    if Garr is not None:
+        bv = 0
+        for v in V:
+            for x in v:
+                if x > bv:
+                    bv = x
+                elif -x > bv:
+                    bv = -x
+        bg = int(np.abs(Garr).max()) if len(G) else 0
+        if 3 * bg * bv < _I64:
+            Hm = Garr @ np.array(V, dtype=np.int64).T
+            return Hm.min(axis=1).tolist(), Hm.max(axis=1).tolist()
+    mins, maxs = [], []
+    for g0, g1, g2 in G:
+        H = [g0 * X + g1 * Y + g2 * T for X, Y, T in V]
+        mins.append(min(H))
+        maxs.append(max(H))
+    return mins, maxs
 
 
 class _Cell:
@@ -178,14 +226,15 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
         Wd = ints[l - 1]
         new_items = []
         for cell in items:
-            G, S = _layer_G(Wd, cell.M, cell.D)
+            G, S, Garr = _layer_G(Wd, cell.M, cell.D)
             nl = len(G)
+            CV, CE = cell.V, cell.E
+            mins, maxs = _signs_on(G, Garr, CV)
             bits = [0] * nl
             sides = [0] * nl
             zero = list(cell.zero)
             forced = list(cell.forced)
             cut = []
-            CV, CE = cell.V, cell.E
             for i, (g0, g1, g2) in enumerate(G):
                 tag = (l, i)
                 if not g0 and not g1:
@@ -195,20 +244,14 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                         zero.append(tag)
                     forced.append((tag, ((), fmpq(abs(g2), S))))
                     continue
-                neg = pos = False
-                for X, Y, T in CV:
-                    h = g0 * X + g1 * Y + g2 * T
-                    if h > 0:
-                        pos = True
-                    elif h < 0:
-                        neg = True
-                if pos and neg:
-                    cut.append(i)
-                elif pos:
+                if mins[i] < 0:
+                    if maxs[i] > 0:
+                        cut.append(i)
+                        continue
+                    forced.append((tag, ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)))
+                else:
                     bits[i] = 1
                     forced.append((tag, ("lazy2", (g0, g1, g2, S, tag), CV, CE)))
-                else:
-                    forced.append((tag, ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)))
             # sub-nodes: (V, E, bits, sides, forced-extra)
             nodes = [(CV, CE, bits, sides, [])]
             for i in cut:
@@ -239,17 +282,18 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                 nodes = nxt
                 if timeout is not None and time.monotonic() - start > timeout:
                     raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
+            # the next layer's map M / D: the rows of G for the active neurons (divided once
+            # by the gcd of G and S, shared by all sub-nodes)
+            g = S
+            for r in G:
+                g = gcd(g, r[0], r[1], r[2])
+                if g == 1:
+                    break
+            Gr = G if g == 1 else [[r[0] // g, r[1] // g, r[2] // g] for r in G]
+            D = S // g
+            z3 = [0, 0, 0]
             for NVv, NEe, nb, ns, nf in nodes:
-                M = [list(G[i]) if b else [0, 0, 0] for i, b in enumerate(nb)]
-                D = S
-                g = D
-                for r in M:
-                    g = gcd(g, r[0], r[1], r[2])
-                    if g == 1:
-                        break
-                if g > 1:
-                    M = [[r[0] // g, r[1] // g, r[2] // g] for r in M]
-                    D //= g
+                M = [Gr[i] if b else z3 for i, b in enumerate(nb)]
                 new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, forced + nf, cell.sides + ns, M, D))
             if timeout is not None and time.monotonic() - start > timeout:
                 raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
@@ -376,7 +420,7 @@ def resolve_forced(entry):
 
 def gradient_of(cell, ints):
     """Exact ``(gradient fmpq_mat, offsets)`` of the output layer on the leaf."""
-    G, S = _layer_G(ints[-1], cell.M, cell.D)
+    G, S, _ = _layer_G(ints[-1], cell.M, cell.D)
     m = len(G)
     grad = fmpq_mat(m, 2, [fmpq(x, S) for g in G for x in g[:2]])
     return grad, tuple(fmpq(g[2], S) for g in G)
