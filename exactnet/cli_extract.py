@@ -24,7 +24,7 @@ from .errors import ExactnetError
 from .extract import compare_with_victim, extract
 from .netio import load_network
 from .netjson import dumps_network
-from .oracle import CommandOracle, NetworkOracle
+from .oracle import CommandOracle, NetworkOracle, NumpyNetworkOracle
 from .randnet import parse_architecture
 
 __all__ = ["register", "run_extract"]
@@ -58,20 +58,23 @@ def run_extract(args: argparse.Namespace) -> int:
     arch = parse_architecture(args.arch)
     victim = None
     if args.oracle:
-        if args.oracle_float:
-            raise ExactnetError("--oracle-float applies to --oracle-cmd only (a network file is exact)")
         victim = load_network(args.oracle)
         if victim.input_dim != arch[0] or victim.output_dim != arch[-1]:
             raise ExactnetError(
                 f"--arch {args.arch} does not fit the oracle network ({victim.input_dim} inputs, "
                 f"{victim.output_dim} outputs)"
             )
-        oracle = NetworkOracle(victim, max_queries=args.max_queries)
+        if args.oracle_float:
+            oracle = NumpyNetworkOracle(victim, max_queries=args.max_queries)
+        else:
+            oracle = NetworkOracle(victim, max_queries=args.max_queries)
     else:
         oracle = CommandOracle(
             args.oracle_cmd, arch[0], arch[-1], timeout=args.timeout, float_mode=args.oracle_float,
             max_queries=args.max_queries,
         )
+    if args.oracle_float:
+        return _run_float(args, arch, oracle, victim)
     try:
         res = extract(oracle, arch, seed=args.seed)
     finally:
@@ -126,3 +129,47 @@ def run_extract(args: argparse.Namespace) -> int:
         if args.output:
             print(f"wrote         {args.output}")
     return code
+
+
+def _run_float(args: argparse.Namespace, arch, oracle, victim) -> int:
+    """``--oracle-float``: the float pipeline; a precision report, never an exact claim."""
+    from .extract_float import extract_float, parameter_error
+
+    if args.certificate:
+        raise ExactnetError("--certificate needs an exact oracle: a float oracle yields an approximation only")
+    try:
+        res = extract_float(oracle, arch, seed=args.seed)
+    finally:
+        oracle.close()
+    report = res.to_json()
+    if victim is not None:
+        pe = parameter_error(res.network, victim)
+        pe["note"] = ("after canonical alignment with the network file (reads its weights; not used by the "
+                      "extractor); the oracle evaluated it in NumPy float64")
+        report["victim_comparison"] = pe
+    else:
+        report["victim_comparison"] = None
+    report["verification"] = ("none exact: a float64 oracle; the figures are the precision reached on sampled "
+                              "points, not a proof")
+    if args.output:
+        write_text_output(args.output, dumps_network(res.network))
+        report["output"] = args.output
+    if args.json:
+        print_json(report)
+    else:
+        pr = report["precision"]
+        print(f"status        {res.status} (float64 oracle: no exact claim)")
+        print(f"queries       {res.queries} (2^{report['log2_queries']})")
+        print(f"time          {report['seconds']} s")
+        print(f"hyperplanes   {res.hyperplanes} on {res.lines} line(s)")
+        print(f"output error  {pr['max_output_error_on_samples']:.3g} (2^{pr['log2_max_output_error']}) max over "
+              f"{pr['sample_points']} sampled points")
+        if victim is not None:
+            pe = report["victim_comparison"]
+            print(f"param error   {pe.get('max_parameter_error')} (2^{pe.get('log2_max_parameter_error')}) after "
+                  "canonical alignment with the network file")
+        for n in res.notes:
+            print(f"note          {n}")
+        if args.output:
+            print(f"wrote         {args.output}")
+    return 0

@@ -354,7 +354,8 @@ def extract(
     if getattr(oracle, "float_mode", False):
         raise UndecidedError(
             "float oracles are not supported by the exact extractor: rounded replies are not piecewise "
-            "affine, so kinks cannot be solved for exactly (a tolerance-based pipeline is not implemented)"
+            "affine, so kinks cannot be solved for exactly (use exactnet.extract_float.extract_float, the "
+            "tolerance-based pipeline, which reports the precision reached and claims nothing exact)"
         )
     t_start = time.perf_counter()
     q_start = oracle.queries

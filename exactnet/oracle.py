@@ -76,6 +76,7 @@ __all__ = [
     "CallableOracle",
     "CommandOracle",
     "FloatOracle",
+    "NumpyNetworkOracle",
     "PROTOCOL_VERSION",
 ]
 
@@ -218,6 +219,22 @@ class Oracle:
         """Hook: a zero-argument callable computing the axis-step batch, or None."""
         return None
 
+    def query_floats(self, X):
+        """``f`` at the rows of a float array ``X`` (k x n_in), as a float64 array (k x n_out).
+
+        For the float pipeline (:mod:`exactnet.extract_float`): every row is one counted query.
+        The default turns each float into its exact rational and rounds the exact replies to
+        float64; :class:`FloatOracle` calls its function directly.
+        """
+        import numpy as np
+
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_in:
+            raise ShapeError(f"query array must be k x {self.n_in}, got shape {X.shape}")
+        pts = [[from_float(float(v), "exact") for v in row] for row in X]
+        outs = self.query_batch(pts, cache=False)
+        return np.array([[q_to_float(v) for v in r] for r in outs], dtype=np.float64).reshape(len(pts), self.n_out)
+
     def close(self) -> None:
         """Release resources (subprocesses); idempotent."""
 
@@ -330,6 +347,25 @@ class CallableOracle(Oracle):
 class FloatOracle(Oracle):
     """A float64 oracle: points rounded to floats, replies read as exact binary values."""
 
+    def query_floats(self, X):
+        import numpy as np
+
+        X = _float_rows(X, self.n_in)
+        if self.max_queries is not None and self.queries + len(X) > self.max_queries:
+            raise LimitError(
+                f"query budget exhausted: {self.queries} queries used, {len(X)} more needed, limit {self.max_queries}"
+            )
+        t0 = time.perf_counter()
+        try:
+            res = self._fn(X) if self._batch else [self._fn([float(v) for v in row]) for row in X]
+            Y = np.asarray(res, dtype=np.float64).reshape(len(X), self.n_out)
+        except Exception as e:
+            raise OracleError(f"float oracle failed: {type(e).__name__}: {e}") from e
+        self.seconds += time.perf_counter() - t0
+        self.queries += len(X)
+        self.batches += 1
+        return Y
+
     def __init__(self, fn: Callable, n_in: int, n_out: int, batch: bool = False, max_queries: int | None = None) -> None:
         super().__init__(n_in, n_out, max_queries)
         self._fn = fn
@@ -354,6 +390,62 @@ class FloatOracle(Oracle):
                     raise OracleError(f"float oracle returned {v!r}: {e}") from None
             out.append(row)
         return out
+
+
+def _float_rows(X, n_in: int):
+    import numpy as np
+
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != n_in:
+        raise ShapeError(f"query array must be k x {n_in}, got shape {X.shape}")
+    return X
+
+
+class NumpyNetworkOracle(Oracle):
+    """A network evaluated in NumPy float64 (a float black box, like the published attacks' victims).
+
+    The weights are rounded to float64 once and held in a closure; :meth:`query_floats`
+    is the fast path. Exact rational queries are rounded to floats first and the float
+    replies read as their exact binary values (``float_mode``).
+    """
+
+    def __init__(self, net: Network, max_queries: int | None = None) -> None:
+        super().__init__(net.input_dim, net.output_dim, max_queries)
+        import numpy as np
+
+        mats = [(np.array([[q_to_float(v) for v in r] for r in layer.weights], dtype=np.float64),
+                 np.array([q_to_float(v) for v in layer.biases], dtype=np.float64)) for layer in net.layers]
+
+        def _ev(X):
+            H = X
+            for k, (W, b) in enumerate(mats):
+                H = H @ W.T + b
+                if k < len(mats) - 1:
+                    H = np.maximum(H, 0.0)
+            return H
+
+        self._evf = _ev
+        self.float_mode = True
+        del net
+
+    def query_floats(self, X):
+        X = _float_rows(X, self.n_in)
+        if self.max_queries is not None and self.queries + len(X) > self.max_queries:
+            raise LimitError(
+                f"query budget exhausted: {self.queries} queries used, {len(X)} more needed, limit {self.max_queries}"
+            )
+        t0 = time.perf_counter()
+        Y = self._evf(X)
+        self.seconds += time.perf_counter() - t0
+        self.queries += len(X)
+        self.batches += 1
+        return Y
+
+    def _evaluate(self, points: list[list[fmpq]]) -> list[list[fmpq]]:
+        import numpy as np
+
+        X = np.array([[q_to_float(v) for v in p] for p in points], dtype=np.float64)
+        return [[from_float(float(v), "exact") for v in row] for row in self._evf(X)]
 
 
 class CommandOracle(Oracle):
