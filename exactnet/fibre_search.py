@@ -19,8 +19,8 @@ exact vector at every sample point, so neuron ``k`` of layer ``l+1`` is one exac
 at every point for the output layer, and ``theta``'s own pre-activation ``z_(l+1,k)(x)`` at the
 points where it is positive for a hidden layer (elsewhere only ``relu`` of it matters, and the
 final exact check decides). An inconsistent system kills the move. Free variables take the
-values of ``theta`` ("least change"); with ``nudges >= 1`` one solution per nullspace basis
-vector of one row is tried as well (this is where dead neurons, proportional neurons and
+values of ``theta`` ("least change"); with ``nudges >= 1`` the solutions that add or subtract
+one nullspace basis vector of one row are tried as well (this is where dead neurons, proportional neurons and
 zero outgoing weights show up: the design matrix loses rank). The moves:
 
 * ``flip``: for every nonempty set ``sigma`` of hidden neurons (all ``2^N - 1`` of them up to
@@ -77,7 +77,7 @@ __all__ = [
 ]
 
 #: Bias shifts tried by the ``shift`` move.
-SHIFTS = (fmpq(1), fmpq(-1), fmpq(1, 8), fmpq(-1, 8))
+SHIFTS = (fmpq(1), fmpq(-1), fmpq(1, 8), fmpq(-1, 8), fmpq(1, 64), fmpq(-1, 64))
 
 Rows = list  # list of (W: list[list[fmpq]], b: list[fmpq]) per layer
 
@@ -133,13 +133,14 @@ def _affine(W, b, h):
 
 def _hidden_values(rows: Rows, pts, upto: int):
     """``h_upto(x)`` (post-ReLU output of layer ``upto``; ``upto = 0`` is the input) at each point."""
-    out = []
-    for x in pts:
-        h = list(x)
-        for W, b in rows[:upto]:
-            h = [v if v > 0 else Q0 for v in _affine(W, b, h)]
-        out.append(h)
-    return out
+    if upto == 0 or not pts:
+        return [list(x) for x in pts]
+    H = fmpq_mat([list(x) for x in pts]).transpose()
+    k = len(pts)
+    for W, b in rows[:upto]:
+        Z = (fmpq_mat(W) * H).tolist()
+        H = fmpq_mat([[v + c if v + c > 0 else Q0 for v in r] for r, c in zip(Z, b)]) if Z else fmpq_mat(0, k)
+    return [list(col) for col in zip(*H.tolist())]
 
 
 def _solve(A: list, rhs: list, ref: list):
@@ -210,12 +211,29 @@ class _Solver:
         self.rows = _rows(net)
         self.pts = pts
         self.L = net.depth
+        self.h0 = [list(x) for x in pts]
+        self.cache: dict = {}
         pre = [net.preactivations(x) for x in pts]
         self.targets = [[[z[l][k] for z in pre] for k in range(net.architecture[l + 1])] for l in range(self.L)]
 
+    def hidden(self, cur: Rows, upto: int):
+        """``h_upto`` at the sample points, cached by the rows of layers ``1..upto``."""
+        if upto == 0:
+            return self.h0
+        key = tuple((tuple(map(tuple, W)), tuple(b)) for W, b in cur[:upto])
+        got = self.cache.get(key)
+        if got is None:
+            below = self.hidden(cur, upto - 1)
+            W, b = cur[upto - 1]
+            got = _hidden_values([(W, b)], below, 1)
+            if len(self.cache) > 20000:
+                self.cache.clear()
+            self.cache[key] = got
+        return got
+
     def solve_layer(self, cur: Rows, l: int, nudges: int):
         """Re-solve layer ``l`` (1-based) of ``cur``; yields (new_rows, note) alternatives."""
-        H = _hidden_values(cur, self.pts, l - 1)
+        H = self.hidden(cur, l - 1)
         W, b = self.rows[l - 1]
         last = l == self.L
         sols = []
@@ -233,12 +251,13 @@ class _Solver:
         out = [(base, "")]
         if nudges > 0:
             for k, (u, basis) in enumerate(sols):
-                for v in basis[:3]:
-                    alt = _copy(base)
-                    w = [a + d for a, d in zip(u, v)]
-                    alt[l - 1][0][k] = w[:-1]
-                    alt[l - 1][1][k] = w[-1]
-                    out.append((alt, f" nudge({l},{k})"))
+                for v in basis:
+                    for sign in (Q1, -Q1):
+                        alt = _copy(base)
+                        w = [a + sign * d for a, d in zip(u, v)]
+                        alt[l - 1][0][k] = w[:-1]
+                        alt[l - 1][1][k] = w[-1]
+                        out.append((alt, f" nudge({l},{k},{'+' if sign > 0 else '-'})"))
         return out
 
     def climb(self, cur: Rows, start: int, nudges: int, flips=None):

@@ -16,13 +16,16 @@ import functools
 
 import pytest
 from flint import fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactnet.certify import certify
 from exactnet.equivalence import equivalent, random_points
 from exactnet.examples import example
 from exactnet.fibre_search import grid_fibre, is_non_orbit_fibre_point, search_fibre
-from exactnet.network import Network
+from exactnet.network import Layer, Network
 from exactnet.randnet import random_network
+from exactnet.strategies import networks
 from exactnet.symmetry import random_orbit_element, same_orbit, scale_neuron
 
 Q = fmpq
@@ -257,3 +260,97 @@ def test_depth_three_random():
             if res.found:
                 _assert_proved(net, res.found[0].other)
                 assert certify(net).verdict != "IDENTIFIABLE"
+
+
+def test_identifiable_survives_orbit_elements_and_deeper_search():
+    """(b), harder: for IDENTIFIABLE networks search again from a random orbit element (other
+    free-variable choices) with two nullspace nudges per climb."""
+    for arch, seed, kw, net, cert, res in _survey():
+        if cert.verdict != "IDENTIFIABLE":
+            continue
+        g = random_orbit_element(net, seed + 1)
+        for r in (search_fibre(net, nudges=2), search_fibre(g, nudges=2)):
+            assert not r.found, f"{arch} seed {seed} {kw}: IDENTIFIABLE refuted by {r.found[0].detail}"
+
+
+# ------------------------------------------------------------------ planted symmetries
+def _mut(net):
+    return [([list(r) for r in L.weights], list(L.biases)) for L in net.layers]
+
+
+def _frozen(rows):
+    return Network([Layer(tuple(map(tuple, W)), tuple(b)) for W, b in rows])
+
+
+def planted(net: Network):
+    """(name, network) pairs: ``net`` with one hidden symmetry planted by construction."""
+    L, out = net.depth, []
+    for l in range(1, L):
+        n = net.architecture[l]
+        R = _mut(net)
+        for row in R[l][0]:
+            row[0] = Q(0)
+        out.append((f"zero-outgoing {l}.0", _frozen(R)))
+        if n >= 2:
+            R = _mut(net)
+            R[l - 1][0][1] = [2 * v for v in R[l - 1][0][0]]
+            R[l - 1][1][1] = 2 * R[l - 1][1][0]
+            out.append((f"proportional {l}.0-1", _frozen(R)))
+        if l >= 2:  # dead / stably active because the inputs are >= 0
+            R = _mut(net)
+            R[l - 1][0][0] = [-abs(v) for v in R[l - 1][0][0]]
+            R[l - 1][1][0] = -abs(R[l - 1][1][0]) - 1
+            out.append((f"dead {l}.0", _frozen(R)))
+            R = _mut(net)
+            R[l - 1][0][0] = [abs(v) for v in R[l - 1][0][0]]
+            R[l - 1][1][0] = abs(R[l - 1][1][0]) + 1
+            out.append((f"active {l}.0", _frozen(R)))
+        else:
+            for b, name in ((-1, "dead"), (1, "active")):
+                R = _mut(net)
+                R[0][0][0] = [Q(0)] * net.input_dim
+                R[0][1][0] = Q(b)
+                out.append((f"{name} 1.0", _frozen(R)))
+        if l == L - 1 and n >= 2 and net.output_dim == 1 and net.weights(L)[0][n - 1] != 0:
+            R = _mut(net)  # the last hidden layer's weighted pre-activations sum to a constant
+            V = R[l][0][0]
+            acc = [sum((V[k] * R[l - 1][0][k][j] for k in range(n - 1)), Q(0)) for j in range(net.architecture[l - 1])]
+            R[l - 1][0][n - 1] = [-a / V[n - 1] for a in acc]
+            out.append((f"flip-all {l}", _frozen(R)))
+        if l == 1 and n >= 2:  # W2[:, {0,1}] W1[{0,1}, :] = 0 with anti-parallel rows
+            R, c = _mut(net), Q(3, 2)
+            R[0][0][1] = [-c * v for v in R[0][0][0]]
+            R[0][1][1] = -c * R[0][1][0] + 1
+            for row in R[1][0]:
+                row[0], row[1] = c * row[0], row[0]
+            out.append(("flip 1.0-1", _frozen(R)))
+        if l + 1 < L:  # every next-layer neuron is off wherever neuron (l, 0) is
+            R = _mut(net)
+            for k in range(len(R[l][0])):
+                R[l][0][k] = [abs(v) + 1 if j == 0 else -abs(v) for j, v in enumerate(R[l][0][k])]
+                R[l][1][k] = -abs(R[l][1][k]) - 1
+            out.append((f"hidden {l}.0", _frozen(R)))
+    return out
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_planted_symmetries(arch):
+    """Adversarial inputs for certify: every planted symmetry is found by the oracle (proved),
+    and certify never calls such a network IDENTIFIABLE."""
+    for seed in range(6):
+        for name, net in planted(random_network(arch, seed)):
+            res = search_fibre(net)
+            assert res.found, f"{arch} seed {seed} {name}: planted symmetry not found"
+            assert certify(net).verdict != "IDENTIFIABLE", f"{arch} seed {seed} {name}"
+
+
+@settings(max_examples=25)
+@given(networks(arch=st.sampled_from([(2, 2, 2, 1), (1, 2, 2, 1), (2, 2, 1, 1), (2, 1, 2, 1)])))
+def test_property_oracle_never_meets_identifiable(net):
+    """Hypothesis: every fibre point the oracle reports is proved, and never for IDENTIFIABLE."""
+    res = search_fibre(net)
+    if res.found:
+        other = res.found[0].other
+        pts = random_points(net.input_dim, 12, seed=9)
+        assert net.evaluate_batch(pts) == other.evaluate_batch(pts)
+        assert certify(net).verdict != "IDENTIFIABLE"
