@@ -115,11 +115,16 @@ class BreakpointComplex:
         at = {}
         for f in self.faces:
             for v in f.vertices or ():
-                at.setdefault(v, []).append(f)
+                key = (int(v[0].p), int(v[0].q), int(v[1].p), int(v[1].q))  # fmpq hashing is slow
+                ent = at.get(key)
+                if ent is None:
+                    at[key] = (v, [f])
+                else:
+                    ent[1].append(f)
         failed = []
         checked = 0
         m = self.rc.network.output_dim
-        for v, fs in at.items():
+        for v, fs in at.values():
             if box is not None and any(c == box[0] or c == box[1] for c in v):
                 continue
             checked += 1
@@ -195,6 +200,42 @@ def _face_2d(ia, ib, nrm, off):
     return _line_point(nrm, off, t), verts
 
 
+def _overlaps_2d(rc, plus, minus, nrm, off):
+    """Pairs of facets (plus side, minus side) on one line whose intervals overlap.
+
+    The facets of one side have disjoint relative interiors (the cells' interiors are
+    disjoint), so after sorting both lists by their lower end one merge pass finds every
+    overlapping pair (``None`` ends are infinite)."""
+
+    def ivs(side):
+        out = []
+        for i, k in side:
+            a = _facet_interval(rc.cells[i], rc.cells[i].constraints[k], nrm, off)
+            out.append((a, i, k))
+        out.sort(key=lambda t: (0, 0) if t[0][0] is None else (1, t[0][0]))
+        return out
+
+    P, M = ivs(plus), ivs(minus)
+    p = q = 0
+    while p < len(P) and q < len(M):
+        a, i, ki = P[p]
+        b, j, kj = M[q]
+        lo_ok = a[1] is None or b[0] is None or b[0] < a[1]
+        hi_ok = b[1] is None or a[0] is None or a[0] < b[1]
+        if lo_ok and hi_ok:
+            yield i, ki, j, kj, a, b
+        # advance the interval that ends first (ties: both ends are passed by either)
+        if a[1] is None:
+            q += 1
+        elif b[1] is None or a[1] < b[1]:
+            p += 1
+        elif b[1] < a[1]:
+            q += 1
+        else:
+            p += 1
+            q += 1
+
+
 def _face_lp(ci, cj, ki, kj, nrm, off, n):
     r = next(k for k, a in enumerate(nrm) if a)
     # x_r = -(off + sum_{s != r} nrm_s x_s) / nrm_r
@@ -242,12 +283,26 @@ def breakpoint_complex(rc) -> BreakpointComplex:
             if con.neuron is None:
                 continue
             nrm, off, sign = normalize_hyperplane(con.normal, con.offset)
-            groups.setdefault((nrm, off), ([], []))[0 if sign > 0 else 1].append((i, k))
+            key = tuple((int(x.p), int(x.q)) for x in nrm) + ((int(off.p), int(off.q)),)
+            grp = groups.get(key)
+            if grp is None:
+                grp = groups[key] = (nrm, off, [], [])
+            grp[2 if sign > 0 else 3].append((i, k))
     faces = []
     neigh: dict = {}
-    for (nrm, off), (plus, minus) in groups.items():
+    for nrm, off, plus, minus in groups.values():
         if n == 2:
-            iv = {(i, k): _facet_interval(rc.cells[i], rc.cells[i].constraints[k], nrm, off) for i, k in plus + minus}
+            for i, ki, j, kj, a, b in _overlaps_2d(rc, plus, minus, nrm, off):
+                ci, cj = rc.cells[i], rc.cells[j]
+                got = _face_2d(a, b, nrm, off)
+                if got is None:
+                    continue
+                point, verts = got
+                J = _jump(ci.gradient, cj.gradient, nrm, m)
+                faces.append(Face((j, i), ci.constraints[ki].neuron, nrm, off, J, any(J), point, verts))
+                neigh.setdefault((i, ki), []).append(j)
+                neigh.setdefault((j, kj), []).append(i)
+            continue
         for i, ki in plus:
             ci = rc.cells[i]
             for j, kj in minus:
@@ -271,7 +326,7 @@ def breakpoint_complex(rc) -> BreakpointComplex:
                 neigh.setdefault((j, kj), []).append(i)
     for i, cell in enumerate(rc.cells):
         cons = tuple(
-            dataclasses.replace(con, neighbour=min(neigh[(i, k)]) if (i, k) in neigh else None)
+            type(con)(con.normal, con.offset, con.neuron, min(neigh[(i, k)]) if (i, k) in neigh else None, con.witness, con.box_side)
             for k, con in enumerate(cell.constraints)
         )
         rc.cells[i] = dataclasses.replace(cell, constraints=cons)
