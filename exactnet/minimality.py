@@ -13,8 +13,12 @@ linear part ``u w_C^T``). Invisible opposite pairs add any rank-one ``u s^T`` at
 found by exhaustive search over the ``3^k`` modes (:class:`LimitError` beyond ``MAX_MODES``).
 :func:`minimal_shallow` also builds a network of that size and checks it exactly.
 
-Deep networks: no exact minimum and no nontrivial proven lower bound is offered (the lemma
-says why the obvious counts do not bound anything); :func:`minimal_shallow` refuses them.
+Any architecture (``proofs/lemmas/minimal_deep_lower_bound.md``): if ``f`` restricted to a line
+has ``B`` kinks, every ReLU network computing ``f`` with hidden widths ``n_1..n_k`` has
+``prod (n_l + 1) >= B + 1``, so ``N >= ceil(log2(B + 1))`` hidden neurons whatever the depth,
+and more for a fixed number of hidden layers (:func:`deep_lower_bound`, :func:`line_kinks`).
+No exact minimum is known or claimed for two or more hidden layers; the upper bound reported is
+only the size of an exactly equivalent network in hand (the input or its reduction).
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from .errors import LimitError, ShapeError, UndecidedError
 from .network import Layer, Network
 from .qq import Q0, Q1
 
-__all__ = ["MinimalShallow", "minimal_shallow", "MAX_MODES"]
+__all__ = ["MinimalShallow", "minimal_shallow", "MAX_MODES", "LowerBound", "line_kinks", "deep_lower_bound",
+           "neurons_needed"]
 
 #: Largest number of mode assignments (3^k) searched.
 MAX_MODES = 3**10
@@ -147,3 +152,92 @@ def _realise(classes, modes, R, f0, n, m) -> Network:
     net = Network([Layer(tuple(map(tuple, rows)), tuple(bias)), Layer(tuple(map(tuple, V)), tuple([Q0] * m))])
     d = [a - b for a, b in zip(f0, net.evaluate([Q0] * n))]
     return Network([net.layers[0], Layer(net.layers[1].weights, tuple(d))])
+
+
+@dataclass
+class LowerBound:
+    """Proven bounds on the hidden neurons of any network computing ``f`` (lemma: minimal_deep_lower_bound.md).
+
+    ``any_depth``: every architecture needs at least this many; ``by_hidden_layers[k]``: every
+    architecture with ``k`` hidden layers needs at least this many; ``upper``: hidden neurons of
+    an exactly equivalent network in hand (not a minimum); ``kinks`` on the line ``a + s d``."""
+
+    any_depth: int
+    by_hidden_layers: dict
+    upper: int
+    kinks: list  # positions s of the kinks
+    line: tuple  # (a, d)
+
+
+def _line_cuts(net: Network, a, d) -> list:
+    """The end points of the proof's partition of the line (a superset of the kinks), sorted."""
+    work, cuts = [(None, None, list(d), list(a))], set()
+    for l in range(1, net.depth):
+        nxt = []
+        for lo, hi, A, C in work:
+            al = [sum((w * x for w, x in zip(row, A)), Q0) for row in net.weights(l)]
+            be = [bi + sum((w * x for w, x in zip(row, C)), Q0) for row, bi in zip(net.weights(l), net.biases(l))]
+            roots = sorted({-bb / aa for aa, bb in zip(al, be) if aa != 0
+                            and (lo is None or -bb / aa > lo) and (hi is None or -bb / aa < hi)})
+            cuts.update(roots)
+            ends = [lo] + roots + [hi]
+            for u, v in zip(ends, ends[1:]):
+                t = Q0 if u is None and v is None else v - 1 if u is None else u + 1 if v is None else (u + v) / 2
+                on = [aa * t + bb > 0 for aa, bb in zip(al, be)]
+                nxt.append((u, v, [x if o else Q0 for x, o in zip(al, on)], [x if o else Q0 for x, o in zip(be, on)]))
+        work = nxt
+    return sorted(cuts)
+
+
+def line_kinks(net: Network, a, d) -> list:
+    """Exact positions ``s`` where ``s -> f(a + s d)`` is not differentiable (slopes differ)."""
+    from .qq import to_q
+
+    a, d = [to_q(v) for v in a], [to_q(v) for v in d]
+    if len(a) != net.input_dim or len(d) != net.input_dim or not any(d):
+        raise ShapeError("a line needs a point and a nonzero direction of the input dimension")
+    f = lambda s: net.evaluate([x + s * y for x, y in zip(a, d)])  # noqa: E731
+    cuts = _line_cuts(net, a, d)
+    ends = [cuts[0] - 1] + cuts + [cuts[-1] + 1] if cuts else []
+    vals = [f(s) for s in ends]
+    slopes = [[(q - p) / (v - u) for p, q in zip(fu, fv)] for u, v, fu, fv in zip(ends, ends[1:], vals, vals[1:])]
+    return [s for s, left, right in zip(cuts, slopes, slopes[1:]) if left != right]
+
+
+def neurons_needed(kinks: int, hidden_layers: int | None = None) -> int:
+    """Least ``N`` with ``prod (n_l + 1) >= kinks + 1`` over widths ``n_l >= 1`` summing to ``N``
+    (``hidden_layers`` of them; any number when None: then ``ceil(log2(kinks + 1))``)."""
+    if hidden_layers is None:
+        return max(kinks, 0).bit_length()  # least N with 2^N >= kinks + 1
+    N = hidden_layers
+    while True:
+        q, r = divmod(N, hidden_layers)
+        if (q + 2) ** r * (q + 1) ** (hidden_layers - r) >= kinks + 1:
+            return N
+        N += 1
+
+
+def _lines(n: int, count: int, seed: int):
+    import random
+
+    rng = random.Random(seed)
+    for k in range(n):
+        yield [fmpq(rng.randint(-20, 20), 7) for _ in range(n)], [Q1 if j == k else Q0 for j in range(n)]
+    for _ in range(count):
+        d = [fmpq(rng.randint(-9, 9)) for _ in range(n)]
+        if any(d):
+            yield [fmpq(rng.randint(-30, 30), rng.randint(1, 9)) for _ in range(n)], d
+
+
+def deep_lower_bound(net: Network, lines=None, count: int = 24, seed: int = 0, max_layers: int = 6) -> LowerBound:
+    """Proven lower bounds on the hidden neurons of every network computing ``f`` (see the lemma).
+
+    ``lines``: (a, d) pairs to try; default the axis lines and ``count`` seeded random lines."""
+    best, line = [], None
+    for a, d in (lines if lines is not None else _lines(net.input_dim, count, seed)):
+        ks = line_kinks(net, a, d)
+        if line is None or len(ks) > len(best):
+            best, line = ks, (tuple(a), tuple(d))
+    B = len(best)
+    by = {k: neurons_needed(B, k) for k in range(1, max_layers + 1)}
+    return LowerBound(neurons_needed(B), by, net.num_hidden, best, line)
