@@ -5,10 +5,11 @@ Properties (each decided only by checked certificates):
 * ``hidden-symmetry``: ``certify`` proves ``HIDDEN-SYMMETRY`` (an explicit ``theta'``).
 * ``full-rank-not-identifiable``: ``HIDDEN-SYMMETRY`` and a ``LOCALLY-IDENTIFIABLE``
   certificate (Jacobian rank ``D - N``): locally but not globally identifiable, as example A.
-* ``minimal-not-identifiable``: ``HIDDEN-SYMMETRY`` for a one-hidden-layer network whose width
-  equals the minimal width of its function among **one-hidden-layer** networks
-  (:mod:`exactnet.minimality`, ``proofs/lemmas/minimal_shallow.md``). Minimality against deeper
-  architectures is not claimed by this property; the output says so.
+* ``minimal-not-identifiable``: ``HIDDEN-SYMMETRY`` for a network whose number of hidden neurons
+  is minimal, either among **all architectures** (the kink lower bound of
+  ``proofs/lemmas/minimal_deep_lower_bound.md`` equals it; any depth) or, for one hidden layer,
+  among **one-hidden-layer** networks (:mod:`exactnet.minimality`,
+  ``proofs/lemmas/minimal_shallow.md``). The output says which (``minimality.scope``).
 * ``not-locally-identifiable``: a ``NOT-LOCALLY-IDENTIFIABLE`` certificate: a segment
   ``theta + t*Delta`` in the fibre, almost all of it outside the orbit, kept by a named mechanism
   (:mod:`exactnet.continuous_symmetry`, ``proofs/lemmas/not_locally_identifiable.md``). A rank
@@ -46,6 +47,7 @@ class Hit:
     other: Network | None = None
     note: str = ""
     family: object = None  # a ContinuousFamily for not-locally-identifiable
+    minimality: dict | None = None  # minimal-not-identifiable: scope and the evidence of the bound
 
 
 def holds(net: Network, prop: str) -> Hit | None:
@@ -73,16 +75,25 @@ def holds(net: Network, prop: str) -> Hit | None:
             return None
         hit.certificates["locally_identifiable"] = loc.certificate
     elif prop == "minimal-not-identifiable":
-        if net.depth != 2:
-            return None
-        from .minimality import minimal_shallow
+        from .minimality import deep_lower_bound, minimal_shallow
+        from .qq import q_str
 
-        try:
-            if minimal_shallow(net).neurons != net.num_hidden:
+        lb = deep_lower_bound(net, count=8)
+        if lb.any_depth == net.num_hidden:
+            hit.note += (f"; minimal among all architectures: {len(lb.kinks)} kinks on a line need "
+                         f"{lb.any_depth} hidden neurons (proofs/lemmas/minimal_deep_lower_bound.md)")
+            hit.minimality = {"scope": "all architectures", "line": [[q_str(v) for v in x] for x in lb.line],
+                              "kinks": [q_str(v) for v in lb.kinks], "lower_bound": lb.any_depth}
+        else:
+            if net.depth != 2:
                 return None
-        except ExactnetError:
-            return None
-        hit.note += "; minimal among one-hidden-layer networks (proofs/lemmas/minimal_shallow.md)"
+            try:
+                if minimal_shallow(net).neurons != net.num_hidden:
+                    return None
+            except ExactnetError:
+                return None
+            hit.note += "; minimal among one-hidden-layer networks (proofs/lemmas/minimal_shallow.md)"
+            hit.minimality = {"scope": "one hidden layer", "lower_bound": net.num_hidden}
     return hit
 
 
@@ -140,6 +151,8 @@ def search(arch, prop: str, seed: int = 0, tries: int = 200, hits: int = 1, outp
         rec = {"try": k, "property": prop, "mechanism": hit.note, "network": dumps_network(hit.network)}
         if hit.family is not None:
             rec["family"] = hit.family.to_json()
+        if hit.minimality is not None:
+            rec["minimality"] = hit.minimality
         if folder is not None:
             stem = folder / f"hit_{k}"
             atomic_write_text(f"{stem}.json", dumps_network(hit.network))

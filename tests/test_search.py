@@ -90,3 +90,20 @@ def test_cli(tmp_path, capsys):
     code = main(["search", "--arch", "2,3,1", "--property", "hidden-symmetry", "-o", str(tmp_path), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["hits"]
+
+
+def test_minimal_not_identifiable_among_all_architectures(tmp_path):
+    from exactnet.minimality import line_kinks, neurons_needed
+    from exactnet.qq import parse_q
+
+    found = search("2,1,1,1", "minimal-not-identifiable", seed=0, tries=100, output=tmp_path)
+    assert found
+    rec = found[0]
+    net = loads_network(rec["network"])
+    assert rec["minimality"]["scope"] == "all architectures"
+    a, d = ([parse_q(v) for v in x] for x in rec["minimality"]["line"])
+    kinks = line_kinks(net, a, d)  # recomputed from the saved evidence
+    assert [parse_q(v) for v in rec["minimality"]["kinks"]] == kinks
+    assert neurons_needed(len(kinks)) == net.num_hidden == 2
+    cert = next(f for f in rec["files"] if f.endswith("hidden_symmetry.cert"))
+    assert check_certificate_text((tmp_path / cert).read_text(), network=net).verified
