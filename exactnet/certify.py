@@ -4,14 +4,16 @@ The verdict is one of
 
 * ``HIDDEN-SYMMETRY``: an explicit ``theta'`` computes the same function and lies outside
   the orbit of ``theta`` (mechanism named);
-* ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`);
+* ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`; two
+  hidden layers when the hypotheses of rule deep-2 hold: :mod:`exactnet.deep_identifiable`);
 * ``LOCALLY-IDENTIFIABLE``: the Jacobian has rank ``D - N`` at points inside activation
   regions, so no other parameter of the fibre is near ``theta`` (:mod:`exactnet.fdim`);
 * ``UNDECIDED``: with the reason. This says nothing about the network.
 
 Order of the attempts: the structural hidden-symmetry rules of
 :mod:`exactnet.symmetry_rules` (any depth); the complete shallow analysis for one hidden
-layer; the rank certificate. A verdict is printed only with a certificate that the
+layer; the global theorem for two hidden layers (rule deep-2); the rank certificate. A
+verdict is printed only with a certificate that the
 independent checker accepted.
 """
 
@@ -86,6 +88,10 @@ def certify(net: Network) -> CertifyResult:
         from .shallow import certify_shallow
 
         attempts.append(certify_shallow)
+    if net.depth == 3 and _have("deep_identifiable"):
+        from .deep_identifiable import certify_deep
+
+        attempts.append(certify_deep)
     if _have("fdim"):
         from .fdim import certify_local
 
@@ -98,11 +104,12 @@ def certify(net: Network) -> CertifyResult:
             res = _checked(res, net)
         if res.verdict != "UNDECIDED":
             if res.verdict == "LOCALLY-IDENTIFIABLE" and net.depth > 2:
-                res.reason += "; global identifiability of deep networks is not decided by this version"
+                why = "; ".join(reasons) or "no global rule covers three or more hidden layers"
+                res.reason += f"; global identifiability is not decided ({why})"
             return res
         reasons.append(res.reason)
-    if net.depth > 2:
-        reasons.append("no proven global rule for networks with two or more hidden layers yet")
+    if net.depth > 3:
+        reasons.append("no proven global rule for networks with three or more hidden layers yet")
     return CertifyResult("UNDECIDED", None, "; ".join(reasons) or "no rule applies")
 
 

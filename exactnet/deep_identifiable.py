@@ -1,0 +1,468 @@
+"""Global identifiability of two-hidden-layer networks: the producer of rule ``deep-2``.
+
+The theorem is in ``proofs/lemmas/deep_identifiability.md``; the checker is
+``proofs/deep2.py``. This module looks for the data its hypotheses need, all exact:
+
+1. *bend points* ``x`` (points where the non-differentiability set of ``f`` is not a union of
+   hyperplanes): where the zero set of a second-layer neuron crosses a first-layer hyperplane
+   and bends, each with a segment witness (Lemma B);
+2. every other way to cover the bend points by ``n1`` hyperplanes (Lemma C), each refuted by
+   ``n2 + 1`` points in one open cell of that cover where ``f`` has kinks on ``n2 + 1`` distinct
+   hyperplanes (Lemma D);
+3. an *anchor*: one cell of the first-layer arrangement where every second-layer neuron has a
+   visible, separate piece (Lemma E), and *steps*: pieces in other cells whose rank conditions
+   pin every second-layer weight (Lemma F);
+4. no flip sets in either layer (Lemma G).
+
+When some piece is missing the answer is ``None`` with the reason: the network may still be
+identifiable; the theorem just does not see it. The search is a heuristic (sampled points),
+the certificate is not: the checker re-verifies every hypothesis.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+from random import Random
+from typing import Sequence
+
+from flint import fmpq, fmpq_mat
+
+from .network import Network
+from .qq import q_str
+
+__all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
+
+Vec = list  # list of fmpq
+ZERO = fmpq(0)
+
+
+class DeepResult:
+    """Body lines of a deep-2 certificate, or the reason why none was found."""
+
+    def __init__(self, body: list[str] | None, reason: str, stats: dict | None = None) -> None:
+        self.body, self.reason, self.stats = body, reason, stats or {}
+
+
+def _dot(a: Sequence[fmpq], x: Sequence[fmpq]) -> fmpq:
+    return sum((u * v for u, v in zip(a, x)), ZERO) + a[-1]
+
+
+def _sgn(v: fmpq) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _rank(rows: list[Vec]) -> int:
+    return fmpq_mat([list(r) for r in rows]).rank() if rows else 0
+
+
+def _norm(v: Sequence[fmpq]) -> tuple:
+    a = next(x for x in v if x != 0)
+    return tuple(x / a for x in v)
+
+
+def _forms(net: Network, pattern: Sequence[int]) -> list[list[tuple[Vec, fmpq]]]:
+    """Per layer, the pattern-P affine forms (gradient, offset) of every pre-activation."""
+    n0 = net.input_dim
+    cur = [([fmpq(int(i == j)) for j in range(n0)], ZERO) for i in range(n0)]
+    out, pos = [], 0
+    for l in range(1, net.depth + 1):
+        W, b = net.weights(l), net.biases(l)
+        z = []
+        for row, c in zip(W, b):
+            g = [sum((w * cur[j][0][k] for j, w in enumerate(row) if w != 0), ZERO) for k in range(n0)]
+            z.append((g, c + sum((w * cur[j][1] for j, w in enumerate(row) if w != 0), ZERO)))
+        out.append(z)
+        if l < net.depth:
+            cur = [zi if pattern[pos + i] else ([ZERO] * n0, ZERO) for i, zi in enumerate(z)]
+            pos += len(z)
+    return out
+
+
+def _val(form: tuple[Vec, fmpq], x: Sequence[fmpq]) -> fmpq:
+    return sum((a * v for a, v in zip(form[0], x)), ZERO) + form[1]
+
+
+def _pattern(net: Network, x: Sequence[fmpq]) -> list[int]:
+    return [int(v > 0) for layer in net.preactivations(x)[:-1] for v in layer]
+
+
+def _maps_differ(net: Network, pattern: list[int], flat: int) -> bool:
+    on = pattern[:flat] + [1] + pattern[flat + 1:]
+    return _forms(net, pattern)[-1] != _forms(net, on)[-1]
+
+
+def _bend_ok(net: Network, x: Vec, u: Vec, a: fmpq, b: fmpq, nu: tuple[int, int]) -> bool:
+    """The Lemma B conditions, decided exactly (mirrors what the checker verifies)."""
+    z = [p - a * d for p, d in zip(x, u)]
+    y = [p + b * d for p, d in zip(x, u)]
+    mid = [(p + r) / 2 for p, r in zip(z, x)]
+    pat = _pattern(net, mid)
+    F = _forms(net, pat)
+    for l in range(net.depth - 1):
+        for i, f in enumerate(F[l]):
+            vz, vx = _val(f, z), _val(f, x)
+            if (l, i) == nu:
+                if vz != 0 or vx != 0:
+                    return False
+            elif not (vz * vx > 0 or (vz == 0) != (vx == 0)):
+                return False
+    if not _maps_differ(net, pat, sum(net.architecture[1:nu[0] + 1]) + nu[1]):
+        return False
+    F = _forms(net, _pattern(net, y))
+    for l in range(net.depth - 1):
+        for f in F[l]:
+            vy, vx = _val(f, y), _val(f, x)
+            if vy == 0 or (vx != 0 and _sgn(vx) != _sgn(vy)):
+                return False
+    return True
+
+
+def _gamma(net: Network, s: Sequence[int], k: int) -> Vec:
+    W1, b1, W2, b2 = net.weights(1), net.biases(1), net.weights(2), net.biases(2)
+    v = [ZERO] * (net.input_dim + 1)
+    for j, sj in enumerate(s):
+        if sj > 0:
+            v = [p + W2[k][j] * r for p, r in zip(v, list(W1[j]) + [b1[j]])]
+    v[-1] += b2[k]
+    return v
+
+
+def _solve_point(rows: list[Vec], n0: int, rng: Random, tries: int = 6) -> list[Vec]:
+    """Rational points on {x : r.x + r[-1] = 0 for r in rows}; extra random constraints pin one."""
+    out = []
+    for _ in range(tries):
+        extra = [[fmpq(rng.randint(-5, 5)) for _ in range(n0)] + [fmpq(rng.randint(-9, 9), rng.randint(1, 4))]
+                 for _ in range(n0 - len(rows))]
+        A = fmpq_mat([list(r[:-1]) for r in rows + extra])
+        if A.rank() < n0:
+            continue
+        sol = A.solve(fmpq_mat([[-r[-1]] for r in rows + extra]))
+        p = [sol[i, 0] for i in range(n0)]
+        if p not in out:
+            out.append(p)
+        if len(rows) == n0:
+            break
+    return out
+
+
+def _perp(g: Vec, w: Vec) -> Vec | None:
+    """A vector orthogonal to g with nonzero component along w (w projected away from g)."""
+    gg = sum((x * x for x in g), ZERO)
+    c = sum((x * y for x, y in zip(g, w)), ZERO) / gg
+    u = [y - c * x for x, y in zip(g, w)]
+    return u if any(v != 0 for v in u) else None
+
+
+def _bends(net: Network, rng: Random) -> list[tuple[Vec, Vec, fmpq, fmpq, tuple[int, int]]]:
+    """Crossings of second-layer zero sets with first-layer hyperplanes where they bend."""
+    n0, n1, n2 = net.architecture[:3]
+    W1, b1 = net.weights(1), net.biases(1)
+    t = [list(W1[j]) + [b1[j]] for j in range(n1)]
+    out = []
+    for j, k in product(range(n1), range(n2)):
+        for rest in product((1, -1), repeat=n1 - 1):
+            for sj in (1, -1):
+                s = list(rest[:j]) + [sj] + list(rest[j:])
+                g = _gamma(net, s, k)
+                if _rank([t[j], g]) < 2 or not any(v != 0 for v in g[:-1]):
+                    continue
+                other = list(s)
+                other[j] = -sj
+                if _rank([t[j], _gamma(net, other, k)]) < 2:
+                    continue
+                if _rank([t[j], g, _gamma(net, other, k)]) < 3 and _norm(g) == _norm(_gamma(net, other, k)):
+                    continue
+                for x in _solve_point([t[j], g], n0, rng, tries=n0):
+                    if any(i != j and _sgn(_dot(t[i], x)) != s[i] for i in range(n1)):
+                        continue
+                    u = _perp(g[:-1], t[j][:-1])
+                    if u is None:
+                        continue
+                    if _sgn(sum((p * q for p, q in zip(t[j][:-1], u)), ZERO)) == sj:
+                        u = [-v for v in u]
+                    a = fmpq(1)
+                    for _ in range(40):
+                        if _bend_ok(net, x, u, a, a, (1, k)):
+                            out.append((x, u, a, a, (2, k)))
+                            break
+                        a /= 2
+    return out
+
+
+def _flats(P: list[Vec]) -> dict[int, set]:
+    n0 = len(P[0])
+    res = {}
+    for i, p in enumerate(P):
+        opts = set()
+        others = [j for j in range(len(P)) if j != i]
+        for k in range(n0):
+            for T in combinations(others, k):
+                base = [[r - s for r, s in zip(P[j], p)] for j in T]
+                if _rank(base) != len(base):
+                    continue
+                content = frozenset(m for m, o in enumerate(P)
+                                    if _rank(base + [[r - s for r, s in zip(o, p)]]) == len(base))
+                opts.add((content, k == n0 - 1))
+        res[i] = opts
+    return res
+
+
+def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
+    """Covers of P by exactly n1 spanned hyperplanes; None if a cover with a free flat exists."""
+    flats = _flats(P)
+    found: list[tuple] = []
+
+    def can(left: frozenset, k: int) -> bool:
+        return not left or (k > 0 and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
+
+    def go(left: frozenset, chosen: list) -> bool:
+        if not left:
+            if len(chosen) < n1:
+                return False
+            found.append(tuple(chosen))
+            return True
+        if len(chosen) == n1:
+            return True
+        for content, hyper in flats[min(left)]:
+            if not hyper:
+                if can(left - content, n1 - len(chosen) - 1):
+                    return False
+                continue
+            if not go(left - content, chosen + [content]):
+                return False
+        return True
+
+    return found if go(frozenset(range(len(P))), []) else None
+
+
+def _hyperplane(P: list[Vec], content: frozenset) -> tuple:
+    rows = fmpq_mat([list(P[i]) + [fmpq(1)] for i in sorted(content)])
+    # null space of rows (rank n0): integer nullspace after clearing denominators
+    from flint import fmpz_mat
+
+    den = 1
+    for i in range(rows.nrows()):
+        for j in range(rows.ncols()):
+            den = den * rows[i, j].q // _gcd(den, rows[i, j].q)
+    M = fmpz_mat([[int(rows[i, j] * den) for j in range(rows.ncols())] for i in range(rows.nrows())])
+    N, nullity = M.nullspace()
+    v = [fmpq(N[i, 0]) for i in range(N.nrows())]
+    return _norm(v)
+
+
+def _gcd(a: int, b) -> int:
+    from math import gcd
+
+    return gcd(int(a), int(b))
+
+
+def _patch_points(net: Network, rng: Random, per: int = 12) -> list[tuple[Vec, tuple]]:
+    """Points of V(f) with exactly one vanishing neuron, with their local hyperplane."""
+    n0, n1, n2 = net.architecture[:3]
+    W1, b1 = net.weights(1), net.biases(1)
+    t = [list(W1[j]) + [b1[j]] for j in range(n1)]
+    tasks = []
+    for sv in product((1, -1), repeat=n1):
+        for k in range(n2):
+            g = _gamma(net, sv, k)
+            if any(v != 0 for v in g[:-1]):
+                tasks.append((g, t, sv))
+    for j in range(n1):
+        rest = t[:j] + t[j + 1:]
+        for sv in product((1, -1), repeat=n1 - 1):
+            tasks.append((t[j], rest, sv))
+    out, seen = [], set()
+    for h, rows, sv in tasks:
+        for x in _piece_points(net, h, rows, sv, rng, lines=max(2, per // 6)):
+            if tuple(x) in seen:
+                continue
+            seen.add(tuple(x))
+            pre = net.preactivations(x)
+            zeros = [(l, i) for l, z in enumerate(pre[:-1]) for i, v in enumerate(z) if v == 0]
+            if len(zeros) != 1:
+                continue
+            (l, i), = zeros
+            pat = _pattern(net, x)
+            if not _maps_differ(net, pat, sum(net.architecture[1:l + 1]) + i):
+                continue
+            g, c = _forms(net, pat)[l][i]
+            out.append((x, _norm(list(g) + [c])))
+    return out
+
+
+def _line_interval(t: list[Vec], s: Sequence[int], x0: Vec, d: Vec) -> list[fmpq] | None:
+    """Parameters lam (a few) with sign(t_i(x0 + lam d)) = s_i for all i, or None."""
+    lo, hi = None, None
+    for r, si in zip(t, s):
+        a, c = sum((u * v for u, v in zip(r[:-1], d)), ZERO), _dot(r, x0)
+        if a == 0:
+            if _sgn(c) != si:
+                return None
+            continue
+        bound = -c / a  # t_i = a (lam - bound); sign s_i needs lam > bound iff a s_i > 0
+        if a * si > 0:
+            lo = bound if lo is None else max(lo, bound)
+        else:
+            hi = bound if hi is None else min(hi, bound)
+    if lo is not None and hi is not None:
+        return [(lo + hi) / 2, (3 * lo + hi) / 4, (lo + 3 * hi) / 4] if lo < hi else None
+    if lo is None and hi is None:
+        return [fmpq(0), fmpq(1), fmpq(-1)]
+    e = lo if hi is None else hi
+    sgn = 1 if hi is None else -1
+    return [e + sgn * fmpq(1, 2), e + sgn * 1, e + sgn * 3]
+
+
+def _piece_points(net: Network, h: Vec, t: list[Vec], s: Sequence[int], rng: Random, lines: int = 3) -> list[Vec]:
+    """Points on the hyperplane h inside the open cell with first-layer signs s (exact)."""
+    n0 = net.input_dim
+    base = _solve_point([h], n0, rng, tries=1)
+    if not base:
+        return []
+    out = []
+    for _ in range(lines):
+        d = _perp(h[:-1], [fmpq(rng.randint(-7, 7), rng.randint(1, 3)) for _ in range(n0)])
+        if d is None:
+            continue
+        lam = _line_interval(t, s, base[0], d)
+        for la in lam or []:
+            out.append([p + la * v for p, v in zip(base[0], d)])
+    return out
+
+
+def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> list[Vec] | None:
+    cells: dict[tuple, dict] = {}
+    for x, h in cands:
+        key = tuple(_sgn(_dot(hh, x)) for hh in hs)
+        if 0 in key:
+            continue
+        cells.setdefault(key, {}).setdefault(h, x)
+    for pts in cells.values():
+        if len(pts) > n2:
+            return list(pts.values())[:n2 + 1]
+    return None
+
+
+def _zero_subset(vecs: list[Vec]) -> bool:
+    n = len(vecs)
+    for r in range(1, n + 1):
+        for S in combinations(range(n), r):
+            if all(sum((vecs[i][c] for i in S), ZERO) == 0 for c in range(len(vecs[0]))):
+                return True
+    return False
+
+
+def _pt(x: Sequence[fmpq]) -> str:
+    return " ".join(q_str(v) for v in x)
+
+
+def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
+    """Try to build the body of an IDENTIFIABLE certificate with rule deep-2."""
+    if net.depth != 3 or net.input_dim < 2:
+        return DeepResult(None, "rule deep-2 needs two hidden layers and input width >= 2")
+    n0, n1, n2, m = net.architecture
+    if n1 > 8 or n2 > 12:
+        return DeepResult(None, "rule deep-2 is limited to first-layer width 8 and second-layer width 12")
+    rng = Random(seed)
+    W1, b1, W2, W3 = net.weights(1), net.biases(1), net.weights(2), net.weights(3)
+    t = [list(W1[j]) + [b1[j]] for j in range(n1)]
+    if any(all(v == 0 for v in W1[j]) for j in range(n1)) or \
+            any(_rank([t[i], t[j]]) < 2 for i, j in combinations(range(n1), 2)):
+        return DeepResult(None, "first layer has a zero row or two neurons on one hyperplane")
+    uT = [[W3[o][k] * W2[k][j] for o in range(m) for j in range(n1)] for k in range(n2)]
+    uS = [[W2[k][j] * W1[j][i] for k in range(n2) for i in range(n0)] for j in range(n1)]
+    if _zero_subset(uT) or _zero_subset(uS):
+        return DeepResult(None, "a flip set exists in one of the layers")
+    bends = _bends(net, rng)
+    P: list[Vec] = []
+    for x, *_ in bends:
+        if x not in P:
+            P.append(x)
+    if not P:
+        return DeepResult(None, "no bend points found")
+    covers = _covers(P, n1)
+    if covers is None:
+        return DeepResult(None, f"the {len(P)} bend points admit a cover with a free hyperplane")
+    own = {_norm(r) for r in t}
+    pool = _patch_points(net, rng)
+    body = ["rule deep-2"]
+    body += [f"bend {_pt(x)} {_pt(u)} {q_str(a)} {q_str(b)} {l} {i}" for x, u, a, b, (l, i) in bends]
+    obstruct: list[list[Vec]] = []
+    for cover in covers:
+        hs = [_hyperplane(P, c) for c in cover]
+        if set(hs) == own:
+            continue
+        pts = _obstruction(pool, hs, n2)
+        if pts is None:
+            return DeepResult(None, "another cover of the bend points could not be refuted",
+                              {"bends": len(P), "covers": len(covers)})
+        obstruct.append(pts)
+    body += [f"obstruct {len(p)} " + " ".join(_pt(x) for x in p) for p in obstruct]
+    # anchor and steps
+    cells: dict[tuple, dict[int, Vec]] = {}
+    for x, h in pool:
+        s = tuple(_sgn(_dot(r, x)) for r in t)
+        if 0 in s:
+            continue
+        for k in range(n2):
+            g = _gamma(net, s, k)
+            if _dot(g, x) == 0 and any(v != 0 for v in g[:-1]):
+                cells.setdefault(s, {}).setdefault(k, x)
+    if not any(any(W3[o][k] != 0 for o in range(m)) for k in range(n2)):
+        return DeepResult(None, "zero output weights")
+
+    def distinct(s: tuple, k: int) -> bool:
+        g = [_gamma(net, s, mm) for mm in range(n2)]
+        return any(v != 0 for v in g[k][:-1]) and all(mm == k or _rank([g[k], g[mm]]) == 2 for mm in range(n2))
+
+    for s0, pts in cells.items():
+        if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
+            continue
+        if any(all(W3[o][k] == 0 for o in range(m)) for k in range(n2)):
+            break
+        known = [[False] * n1 for _ in range(n2)]
+        steps = []
+        progress = True
+        while progress and not all(map(all, known)):
+            progress = False
+            for s, kp in cells.items():
+                if s == s0:
+                    continue
+                J = [j for j in range(n1) if s[j] != s0[j]]
+                g = [_gamma(net, s, mm) for mm in range(n2)]
+                for k, z in kp.items():
+                    if all(known[k][j] for j in J) or not distinct(s, k):
+                        continue
+                    ok = True
+                    for mm in range(n2):
+                        T = [t[j] for j in J if not known[mm][j]]
+                        base = _rank(T + [g[k]])
+                        if (mm == k and base != len(T) + 1) or (mm != k and _rank(T + [g[k], g[mm]]) != base + 1):
+                            ok = False
+                            break
+                    if ok:
+                        for j in J:
+                            known[k][j] = True
+                        steps.append(f"step {k} {_pt(z)}")
+                        progress = True
+        if all(map(all, known)):
+            body.append("anchor " + " ".join(_pt(pts[k]) for k in range(n2)))
+            body += steps
+            return DeepResult(body, "rule deep-2 applies",
+                              {"bends": len(P), "covers": len(covers), "steps": len(steps)})
+    return DeepResult(None, "no anchor cell and steps pin the second layer",
+                      {"bends": len(P), "covers": len(covers)})
+
+
+def certify_deep(net: Network, seed: int = 0):
+    """An IDENTIFIABLE certify result for two hidden layers, or None (with no claim)."""
+    from .certificate import write_certificate
+    from .certify import CertifyResult
+
+    res = deep_identifiable_body(net, seed)
+    if res.body is None:
+        return CertifyResult("UNDECIDED", None, f"deep-2: {res.reason}")
+    text = write_certificate("IDENTIFIABLE", net, res.body)
+    return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE",
+                         "two hidden layers: the hypotheses of rule deep-2 hold (proofs/lemmas/deep_identifiability.md)",
+                         mechanism=None, certificate=text, details={"rule": "deep-2", **res.stats})

@@ -1,0 +1,137 @@
+"""Rule deep-2: IDENTIFIABLE for two hidden layers (proofs/lemmas/deep_identifiability.md).
+
+Oracles: the independent checker; exact second differences of f (kinks where Lemma B says so);
+the structural hidden-symmetry catalogue and the Jacobian rank (never contradicted); and a
+tampered network (a flip set planted) that the rule must refuse.
+"""
+
+import random
+
+import pytest
+from flint import fmpq
+
+from exactnet.certificate import check_certificate_text, write_certificate
+from exactnet.certify import certify
+from exactnet.deep_identifiable import deep_identifiable_body
+from exactnet.fdim import functional_dimension
+from exactnet.network import Network
+from exactnet.qq import parse_q
+from exactnet.randnet import random_network
+from exactnet.symmetry_rules import find_rules
+
+# (architecture, seed) pairs found by scanning seeds 0..60 of the default law
+KNOWN = [((2, 3, 3, 1), 0), ((2, 3, 3, 1), 2), ((2, 2, 2, 2), 17), ((2, 2, 2, 2), 26)]
+
+
+def _ident(arch, seed):
+    net = random_network(arch, seed)
+    res = deep_identifiable_body(net)
+    assert res.body is not None, res.reason
+    return net, res.body
+
+
+@pytest.mark.parametrize("arch,seed", KNOWN)
+def test_certificate_verifies_and_certify_agrees(arch, seed):
+    net, body = _ident(arch, seed)
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, body), network=net)
+    assert chk.verified and chk.conclusion == "IDENTIFIABLE"
+    res = certify(net)
+    assert res.verdict == "IDENTIFIABLE" and "deep-2" in res.reason
+
+
+def _second_difference(net, x, d, h):
+    a = net.evaluate([p - h * v for p, v in zip(x, d)])
+    b = net.evaluate(x)
+    c = net.evaluate([p + h * v for p, v in zip(x, d)])
+    return [u - 2 * v + w for u, v, w in zip(a, b, c)]
+
+
+@pytest.mark.parametrize("arch,seed", KNOWN[:2])
+def test_bend_witnesses_against_second_differences(arch, seed):
+    """On (z, x) f has a kink across the segment; on (x, y] it is affine in every direction."""
+    net, body = _ident(arch, seed)
+    n0 = net.input_dim
+    rng = random.Random(seed)
+    for line in body:
+        if not line.startswith("bend "):
+            continue
+        v = [parse_q(t) for t in line.split()[1:2 * n0 + 3]]
+        x, u, a, b = v[:n0], v[n0:2 * n0], v[2 * n0], v[2 * n0 + 1]
+        normal = [-u[1], u[0]] + [fmpq(0)] * (n0 - 2)
+        for _ in range(3):
+            s = fmpq(rng.randint(1, 99), 100)
+            p = [c - s * a * d for c, d in zip(x, u)]
+            h = a / 10 ** 6
+            assert any(e != 0 for e in _second_difference(net, p, normal, h))
+            s = fmpq(rng.randint(1, 100), 100)
+            p = [c + s * b * d for c, d in zip(x, u)]
+            for d in ([fmpq(1), fmpq(0)] + [fmpq(0)] * (n0 - 2), [fmpq(0), fmpq(1)] + [fmpq(0)] * (n0 - 2)):
+                assert all(e == 0 for e in _second_difference(net, p, d, b / 10 ** 9))
+
+
+@pytest.mark.parametrize("arch", [(2, 2, 2, 1), (2, 3, 3, 1), (2, 2, 2, 2)])
+def test_never_contradicts_detectors_or_rank(arch):
+    hits = 0
+    for seed in range(40):
+        net = random_network(arch, seed)
+        res = deep_identifiable_body(net)
+        if res.body is None:
+            continue
+        hits += 1
+        assert not list(find_rules(net)), (arch, seed)
+        fd = functional_dimension(net)
+        assert fd.functional_dimension == net.num_parameters - net.num_hidden
+    assert hits >= 1
+
+
+def _with_flip_set(net):
+    """Replace W3 so that second-layer neurons {0, 1} form a flip set (same W2 rows, opposite W3)."""
+    W2 = [list(r) for r in net.weights(2)]
+    W2[1] = list(W2[0])
+    W3 = [list(r) for r in net.weights(3)]
+    for row in W3:
+        row[1] = -row[0]
+    return Network.from_lists([(net.weights(1), net.biases(1)), (W2, net.biases(2)), (W3, net.biases(3))])
+
+
+def test_planted_flip_set_is_refused():
+    net, body = _ident((2, 3, 3, 1), 0)
+    bad = _with_flip_set(net)
+    assert deep_identifiable_body(bad).body is None
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", bad, body), network=bad)
+    assert not chk.verified
+
+
+def _mutants(body):
+    idx = {k: [i for i, l in enumerate(body) if l.startswith(k)] for k in ("bend", "obstruct", "anchor", "step")}
+    yield "no bends", [l for l in body if not l.startswith("bend")]
+    yield "no steps", [l for l in body if not l.startswith("step")]
+    yield "no anchor", [l for l in body if not l.startswith("anchor")]
+    if idx["obstruct"]:
+        yield "no obstruction", [l for l in body if not l.startswith("obstruct")]
+    i = idx["bend"][0]
+    t = body[i].split()
+    t[1] = str(parse_q(t[1]) + fmpq(1, 7)).replace(" ", "")
+    yield "moved bend", body[:i] + [" ".join(t)] + body[i + 1:]
+    i = idx["anchor"][0]
+    t = body[i].split()
+    t[1] = str(parse_q(t[1]) + fmpq(1, 3)).replace(" ", "")
+    yield "moved anchor", body[:i] + [" ".join(t)] + body[i + 1:]
+    yield "steps reordered before anchor", body[:idx["anchor"][0]] + [body[j] for j in idx["step"]] + [body[idx["anchor"][0]]]
+
+
+@pytest.mark.parametrize("arch,seed", [KNOWN[0], ((2, 2, 2, 1), 35)])
+def test_mutants_are_rejected(arch, seed):
+    net = random_network(arch, seed, max_num=4, max_den=3) if arch == (2, 2, 2, 1) else random_network(arch, seed)
+    res = deep_identifiable_body(net)
+    assert res.body is not None, res.reason
+    for name, body in _mutants(res.body):
+        chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, body), network=net)
+        assert not chk.verified, name
+
+
+def test_outside_scope_is_undecided_not_identifiable():
+    assert deep_identifiable_body(random_network((1, 2, 2, 1), 0)).body is None  # n0 = 1
+    assert deep_identifiable_body(random_network((2, 2, 1), 0)).body is None  # one hidden layer
+    deep = certify(random_network((2, 2, 2, 2, 1), 2))
+    assert deep.verdict != "IDENTIFIABLE"
