@@ -39,6 +39,9 @@ __all__ = [
     "decide_shallow",
     "certify_shallow",
     "MAX_EXHAUSTIVE",
+    "MAX_MODE_CONFIGS",
+    "MAX_MODE_SEARCH",
+    "mode_configurations",
 ]
 
 #: Largest remaining set the exhaustive (meet-in-the-middle) flip-set step handles (checker too).
@@ -364,29 +367,238 @@ def _rank(vecs: list[list[fmpq]], R: list[int]) -> int:
     return fmpq_mat([list(vecs[j]) for j in R]).rank()
 
 
-def decide_shallow(net: Network) -> Verdict:
-    """The verdict on a one-hidden-layer network (proofs/lemmas/shallow.md)."""
+#: Largest number of ``(T, nu)`` pairs of Theorem 4 enumerated for a certificate (checker too).
+MAX_MODE_CONFIGS = 2 ** 14
+#: Largest number of ``(T, nu)`` pairs searched for a witness when the certificate limit is exceeded.
+MAX_MODE_SEARCH = 2 ** 14
+
+
+@dataclass
+class _Class:
+    """A class of Theorem 4: normalised row ``rho``, direction ``u``, members ``(j, s, lam)``."""
+
+    rho: tuple
+    members: list
+    J: list
+    kappa: list
+
+    @property
+    def u(self) -> list:
+        return list(self.rho[:-1])
+
+    @property
+    def pair(self) -> bool:
+        return len(self.members) == 2
+
+
+def _classes(net: Network) -> list[_Class]:
     W, b, V, _ = _parts(net)
-    n, m = len(W), len(V)
+    m, groups = len(V), {}
+    for j in range(len(W)):
+        sp = _split(W[j], b[j])
+        if sp is not None:
+            groups.setdefault(sp[2], []).append((j, sp[0], sp[1]))
+    out = []
+    for rho, mem in groups.items():
+        J = [sum((lam * V[o][j] for j, _, lam in mem), Q0) for o in range(m)]
+        kap = [sum((lam * V[o][j] for j, s, lam in mem if s < 0), Q0) for o in range(m)]
+        out.append(_Class(rho, mem, J, kap))
+    return out
+
+
+def _theorem4_applies(net: Network, cls: list[_Class]) -> bool:
+    W, _, V, _ = _parts(net)
+    if any(all(v == 0 for v in W[j]) or all(V[o][j] == 0 for o in range(len(V))) for j in range(len(W))):
+        return False
+    return all(any(x != 0 for x in C.J) and (len(C.members) == 1 or (C.pair and C.members[0][1] != C.members[1][1]))
+               for C in cls)
+
+
+def _kernel_vector(rows: list[list[fmpq]]) -> list[fmpq] | None:
+    """A nonzero ``beta`` with ``sum beta_i rows_i = 0``, or None (rows independent)."""
+    k = len(rows)
+    aug = [list(r) + [Q1 if i == t else Q0 for t in range(k)] for i, r in enumerate(rows)]
+    width, piv = len(rows[0]), 0
+    for c in range(width):
+        p = next((i for i in range(piv, k) if aug[i][c] != 0), None)
+        if p is None:
+            continue
+        aug[piv], aug[p] = aug[p], aug[piv]
+        for i in range(k):
+            if i != piv and aug[i][c] != 0:
+                f = aug[i][c] / aug[piv][c]
+                aug[i] = [x - f * y for x, y in zip(aug[i], aug[piv])]
+        piv += 1
+    return aug[piv][width:] if piv < k else None
+
+
+def _rank_rows(rows: list[list[fmpq]]) -> int:
+    rows = [r for r in rows if any(x != 0 for x in r)]
+    return fmpq_mat(rows).rank() if rows else 0
+
+
+def mode_configurations(p: int, q: int) -> int:
+    """``N(p, q)``: the number of ``(T, nu)`` with ``|T| <= q``, ``|T| = q mod 2`` (Theorem 4)."""
+    from math import comb
+
+    return sum(comb(p, k) * 2 ** (p - k) for k in range(q % 2, q + 1, 2))
+
+
+def _mode_search(cls: list[_Class], n0: int, m: int, limit: int):
+    """First nontrivial ``(T, nu, D)`` with ``rk_T(D) <= r(T)`` (Theorem 4 (ii)), or None."""
+    from itertools import combinations, product
+
+    p, q = len(cls), sum(C.pair for C in cls)
+    seen = 0
+    for k in range(q % 2, q + 1, 2):
+        r = (q - k) // 2
+        for T in combinations(range(p), k):
+            UT = [cls[i].u for i in T]
+            rT = _rank_rows(UT)
+            out = [i for i in range(p) if i not in T]
+            for nu in product((0, 1), repeat=len(out)):
+                seen += 1
+                if seen > limit:
+                    return "limit"
+                coef = {i: [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)] for i, v in zip(out, nu)}
+                if all(all(x == 0 for x in cf) for cf in coef.values()):
+                    continue  # the trivial pair: T = Q, own modes
+                D = [[sum((coef[i][o] * cls[i].u[t] for i in out if coef[i][o] != 0), Q0) for t in range(n0)]
+                     for o in range(m)]
+                if _rank_rows(D + UT) - rT <= r:
+                    return T, dict(zip(out, nu)), D
+    return None
+
+
+def _complement_basis(UT: list[list[fmpq]], n0: int):
+    """Independent rows ``B`` spanning ``span UT`` (with their indices) and unit vectors ``E``
+    completing them to a basis of ``R^n0``."""
+    B, idx = [], []
+    for i, u in enumerate(UT):
+        if _rank_rows(B + [u]) > len(B):
+            B.append(u)
+            idx.append(i)
+    E = []
+    for t in range(n0):
+        e = [Q1 if x == t else Q0 for x in range(n0)]
+        if _rank_rows(B + E + [e]) > len(B) + len(E):
+            E.append(e)
+    return B, idx, E
+
+
+def _class_modes_network(net: Network, cls: list[_Class], T, nu, D) -> Network:
+    """Theorem 4, Step 3: the theta' of a nontrivial ``(T, nu)``."""
+    n0, n, m = net.architecture
+    UT = [cls[i].u for i in T]
+    B, idx, E = _complement_basis(UT, n0)
+    basis = fmpq_mat(B + E)  # rows form a basis of R^n0
+    Y = basis.transpose().solve(fmpq_mat(D).transpose())  # column o: coordinates of row o of D
+    X = {T[i]: [Y[a, o] for o in range(m)] for a, i in enumerate(idx)}
+    R = [[sum((Y[len(B) + e, o] * E[e][t] for e in range(len(E))), Q0) for t in range(n0)] for o in range(m)]
+    V_rows, g = [], []  # R = sum_i g_i v_i^T with independent v_i (a basis of R's row space)
+    for row in R:
+        if _rank_rows(V_rows + [row]) > len(V_rows):
+            V_rows.append(row)
+    if V_rows:
+        coords = _coords(V_rows, R)
+        g = [[coords[o][i] for o in range(m)] for i in range(len(V_rows))]
+    W2, b2, cols = [], [], []
+
+    def add(row, col):
+        W2.append(list(row[:-1]))
+        b2.append(row[-1])
+        cols.append(list(col))
+    for i, C in enumerate(cls):
+        neg = [-v for v in C.rho]
+        if i in T:
+            K = [k + x for k, x in zip(C.kappa, X.get(i, [Q0] * m))]
+            add(C.rho, [Jv - kv for Jv, kv in zip(C.J, K)])
+            add(neg, K)
+        else:
+            add(C.rho if nu[i] == 0 else neg, C.J)
+    for v, gi in zip(V_rows, g):
+        add(list(v) + [Q0], [-x for x in gi])
+        add([-x for x in v] + [Q0], gi)
+    while len(W2) < n:
+        add([Q0] * (n0 + 1), [Q0] * m)
+    V2 = [[cols[k][o] for k in range(n)] for o in range(m)]
+    return _fix_d(net, W2, b2, V2)
+
+
+def _coords(basis_rows: list[list[fmpq]], rows: list[list[fmpq]]) -> list[list[fmpq]]:
+    """Coefficients ``c`` with ``row = sum_i c_i basis_rows[i]`` for every row (rows in the span)."""
+    k = len(basis_rows)
+    Bt = fmpq_mat(basis_rows).transpose()  # n0 x k
+    G = Bt.transpose() * Bt  # k x k, invertible (independent rows)
+    out = []
+    for r in rows:
+        rhs = Bt.transpose() * fmpq_mat([[x] for x in r])
+        sol = G.solve(rhs)
+        out.append([sol[i, 0] for i in range(k)])
+    return out
+
+
+def _dependent_pairs_network(net: Network, cls: list[_Class], beta: list[fmpq]) -> Network:
+    """Theorem 4, Step 3 (i): move ``K_C`` of the pairs along a relation of their directions."""
+    W, b, V, _ = _parts(net)
+    V2 = [list(r) for r in V]
+    pairs = [C for C in cls if C.pair]
+    for C, bt in zip(pairs, beta):
+        K = [k + (bt if o == 0 else Q0) for o, k in enumerate(C.kappa)]
+        for j, s, lam in C.members:
+            for o in range(len(V)):
+                V2[o][j] = (K[o] if s < 0 else C.J[o] - K[o]) / lam
+    return _fix_d(net, W, b, V2)
+
+
+def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
+    n0, n, m = net.architecture
+    pairs = [C for C in cls if C.pair]
+    p, q = len(cls), len(pairs)
+    beta = _kernel_vector([C.u for C in pairs])
+    if beta is not None:
+        cand = _dependent_pairs_network(net, cls, beta)
+        if _hidden(net, cand):
+            return Verdict("HIDDEN-SYMMETRY", "dependent-pairs: the directions of the opposite pairs are linearly "
+                           "dependent (Theorem 4 (i))", "dependent-pairs", cand,
+                           ["mechanism dependent-pairs", "equivalence shallow-invariants"])
+        return Verdict("UNDECIDED", "internal: the dependent-pairs witness failed the exact check "
+                       "(impossible by Theorem 4; please report)")  # pragma: no cover
+    total = mode_configurations(p, q)
+    found = _mode_search(cls, n0, m, min(total, MAX_MODE_SEARCH) if total > MAX_MODE_CONFIGS else total)
+    if found not in (None, "limit"):
+        T, nu, D = found
+        cand = _class_modes_network(net, cls, T, nu, D)
+        if _hidden(net, cand):
+            return Verdict("HIDDEN-SYMMETRY", f"class-modes: {len(T)} classes as opposite pairs, modes "
+                           f"{''.join('PN'[nu[i]] for i in sorted(nu))} elsewhere, and spare neurons reproduce "
+                           "the linear part (Theorem 4 (ii))", "class-modes", cand,
+                           ["mechanism class-modes", "equivalence shallow-invariants"])
+        return Verdict("UNDECIDED", "internal: the class-modes witness failed the exact check "
+                       "(impossible by Theorem 4; please report)")  # pragma: no cover
+    if total > MAX_MODE_CONFIGS:
+        return Verdict("UNDECIDED", f"{q} visible opposite pairs among {p} classes: Theorem 4 needs {total} "
+                       f"class-mode configurations, more than the certificate limit {MAX_MODE_CONFIGS}; no witness "
+                       f"among the first {MAX_MODE_SEARCH}")
+    return Verdict("IDENTIFIABLE", f"{p} classes ({q} visible opposite pairs with independent directions); no other "
+                   "choice of class modes and spare neurons reproduces the linear part (Theorem 4)",
+                   None, None, ["rule shallow-2"])
+
+
+def decide_shallow(net: Network) -> Verdict:
+    """The verdict on a one-hidden-layer network (proofs/lemmas/shallow.md, Theorems 2-4)."""
+    n = net.architecture[1]
     for mech, cand in _mechanisms(net):
         if _hidden(net, cand):
             return Verdict("HIDDEN-SYMMETRY", f"{mech}: theta' computes f and lies outside the orbit",
                            mech, cand, [f"mechanism {mech}", "equivalence shallow-invariants"])
+    cls = _classes(net)
+    if not _theorem4_applies(net, cls):  # Theorem 3: one of the mechanisms always applies
+        return Verdict("UNDECIDED", "internal: no Theorem 3 witness passed the exact check (impossible by "
+                       "Theorem 3; please report)")  # pragma: no cover
+    if len(cls) < n:
+        return _decide_theorem4(net, cls)
     vecs = flip_vectors(net)
-    rows_ok = all(any(v != 0 for v in W[j]) for j in range(n)) and all(any(V[o][j] != 0 for o in range(m)) for j in range(n))
-    rhos = [_split(W[j], b[j]) for j in range(n)]
-    distinct = rows_ok and len({r[2] for r in rhos}) == n
-    nz = [j for j in range(n) if rhos[j] is not None]
-    if not distinct:
-        if len(nz) <= MAX_EXHAUSTIVE:
-            S = find_flip_set(vecs, nz)
-            if S is not None:
-                cand = flip_network(net, S)
-                if _hidden(net, cand):
-                    return Verdict("HIDDEN-SYMMETRY", f"flip-set {list(S)}", "flip-set", cand,
-                                   ["mechanism flip-set", "equivalence shallow-invariants"])
-        return Verdict("UNDECIDED", "a class holds an opposite pair with J_C != 0 (or a zero row/column without "
-                       "a found witness): this case of the one-hidden-layer analysis is not proved")
     body = ["rule shallow-1"]
     R = list(range(n))
     while R and _rank(vecs, R) < len(R):

@@ -3,13 +3,20 @@
 Dispatch on the first body line ``rule NAME``. ``rule shallow-1`` (Theorem 2 and Lemma 4 of
 proofs/lemmas/shallow.md): one hidden layer, every w_j != 0 and V_j != 0, pairwise distinct
 hyperplanes, and ``exclude`` steps that leave no nonempty S with sum V_j w_j^T = 0.
+``rule shallow-2`` (Theorem 4): every class a single neuron or a visible opposite pair, independent
+pair directions, and no nontrivial choice (T, nu) of class modes reproduces the linear part.
 """
 
 from fractions import Fraction
 
-__all__ = ["MAX_EXHAUSTIVE", "check"]
+from proofs.deep2 import deep_2
+from itertools import combinations, product
+from math import comb
+
+__all__ = ["MAX_EXHAUSTIVE", "MAX_MODE_CONFIGS", "check"]
 
 MAX_EXHAUSTIVE = 24
+MAX_MODE_CONFIGS = 2 ** 14
 Z = Fraction(0)
 
 
@@ -43,20 +50,33 @@ def _zero_sum_subset(vecs):
     return any(tuple(-a for a in s) in left and (ne or left[tuple(-a for a in s)]) for s, ne in sums(vecs[h:]))
 
 
-def _shallow_1(cert, fw, body):
-    net = cert.network
+def _classes(cert, fw, body, name):
+    """Hyperplane classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or
+    column; rejects a class with two neurons of one orientation or an invisible pair."""
+    net, ln = cert.network, body[0][0]
     if net.depth != 2:
-        raise fw.Reject("E_DEPTH", body[0][0], "rule shallow-1 needs one hidden layer")
-    W, b, V = net.W[0], net.b[0], net.W[1]
-    n, m, n0 = len(W), len(V), len(W[0])
-    rhos = set()
-    for j in range(n):
+        raise fw.Reject("E_DEPTH", ln, f"rule {name} needs one hidden layer")
+    W, b, V, groups = net.W[0], net.b[0], net.W[1], {}
+    for j in range(len(W)):
         a = next((v for v in W[j] if v), None)
-        if a is None or not any(V[o][j] for o in range(m)):
-            raise fw.Reject("E_ZERO_ROW", body[0][0], f"neuron {j} has a zero incoming weight or outgoing column")
-        rhos.add(tuple(v / a for v in list(W[j]) + [b[j]]))
-    if len(rhos) != n:
-        raise fw.Reject("E_SAME_HYPERPLANE", body[0][0], "two neurons share a hyperplane")
+        if a is None or not any(r[j] for r in V):
+            raise fw.Reject("E_ZERO_ROW", ln, f"neuron {j} has a zero incoming weight or outgoing column")
+        groups.setdefault(tuple(v / a for v in list(W[j]) + [b[j]]), []).append((j, a))
+    cls = []
+    for rho, mem in groups.items():
+        if len(mem) > 2 or (len(mem) == 2 and (name == "shallow-1" or (mem[0][1] > 0) == (mem[1][1] > 0))):
+            raise fw.Reject("E_SAME_HYPERPLANE", ln, "a hyperplane holds two neurons (of one orientation)")
+        J = [sum(abs(a) * r[j] for j, a in mem) for r in V]
+        if not any(J):
+            raise fw.Reject("E_INVISIBLE", ln, "an opposite pair has J_C = 0")
+        cls.append((rho[:-1], J, [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)))
+    return cls
+
+
+def _shallow_1(cert, fw, body):
+    _classes(cert, fw, body, "shallow-1")
+    W, V = cert.network.W[0], cert.network.W[1]
+    n, m, n0 = len(W), len(V), len(W[0])
     u = [[V[o][j] * W[j][i] for o in range(m) for i in range(n0)] for j in range(n)]
     R = list(range(n))
     for ln, t in body[1:]:
@@ -86,7 +106,30 @@ def _shallow_1(cert, fw, body):
         raise fw.Reject("E_INCOMPLETE", body[-1][0], f"{len(R)} neurons not excluded from flip sets")
 
 
-RULES = {"shallow-1": _shallow_1}
+def _shallow_2(cert, fw, body):
+    cls, m, n0, ln = _classes(cert, fw, body, "shallow-2"), len(cert.network.W[1]), cert.network.arch[0], body[0][0]
+    if len(body) != 1:
+        raise fw.Malformed("E_SYNTAX", body[1][0], "rule shallow-2 takes no further lines")
+    p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
+    q = len(pairs)
+    if _rank(pairs) != q:
+        raise fw.Reject("E_DEPENDENT", ln, "the directions of the opposite pairs are linearly dependent")
+    if sum(comb(p, k) * 2 ** (p - k) for k in range(q % 2, q + 1, 2)) > MAX_MODE_CONFIGS:
+        raise fw.Reject("E_LIMIT", ln, f"more than {MAX_MODE_CONFIGS} class-mode configurations")
+    for k in range(q % 2, q + 1, 2):
+        for T in combinations(range(p), k):
+            UT, out = [cls[i][0] for i in T], [i for i in range(p) if i not in T]
+            rT = _rank(UT)
+            for nu in product((0, 1), repeat=len(out)):
+                co = [[x - y * v for x, y in zip(cls[i][2], cls[i][1])] for i, v in zip(out, nu)]
+                D = [[sum(c[o] * cls[i][0][t] for c, i in zip(co, out)) for t in range(n0)] for o in range(m)]
+                if any(any(c) for c in co) and _rank(D + UT) - rT <= (q - k) // 2:
+                    raise fw.Reject("E_MODES", ln, f"classes {list(T)} as pairs and modes {nu} elsewhere "
+                                    "reproduce the linear part (a hidden symmetry)")
+
+
+RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2}
+RULES["deep-2"] = deep_2  # proofs/deep2.py, proofs/lemmas/deep_identifiability.md
 
 
 def check(cert):

@@ -110,9 +110,12 @@ def test_each_mechanism_gives_a_checked_theta_prime(mech, net):
     assert _check(net, v)[:2] == (0, "s VERIFIED HIDDEN-SYMMETRY")
 
 
-def test_visible_opposite_pair_is_undecided():
-    v = decide_shallow(_net([[1], [-1]], [0, 0], [[1, 2]], [0]))
-    assert v.verdict == "UNDECIDED" and "opposite pair" in v.reason
+def test_visible_opposite_pair_alone_is_identifiable():
+    # relu(x) + 2 relu(-x) = 3 relu(x) - 2x: the linear term needs both neurons (Theorem 4)
+    net = _net([[1], [-1]], [0, 0], [[1, 2]], [0])
+    v = decide_shallow(net)
+    assert v.verdict == "IDENTIFIABLE" and v.body == ["rule shallow-2"]
+    assert _check(net, v)[:2] == (0, "s VERIFIED IDENTIFIABLE")
 
 
 def test_vector_output_flip_set_needs_every_output():
