@@ -13,18 +13,23 @@ linear part ``u w_C^T``). Invisible opposite pairs add any rank-one ``u s^T`` at
 found by exhaustive search over the ``3^k`` modes (:class:`LimitError` beyond ``MAX_MODES``).
 :func:`minimal_shallow` also builds a network of that size and checks it exactly.
 
-Any architecture (``proofs/lemmas/minimal_deep_lower_bound.md``): if ``f`` restricted to a line
-has ``B`` kinks, every ReLU network computing ``f`` with hidden widths ``n_1..n_k`` has
-``prod (n_l + 1) >= B + 1``, so ``N >= ceil(log2(B + 1))`` hidden neurons whatever the depth,
-and more for a fixed number of hidden layers (:func:`deep_lower_bound`, :func:`line_kinks`).
+Any architecture (``proofs/lemmas/minimal_deep_lower_bound.md``), :func:`deep_lower_bound`:
+
+* if ``f`` restricted to a line has ``B`` kinks (:func:`line_kinks`), every ReLU network computing
+  ``f`` with hidden widths ``n_1..n_k`` has ``prod (n_l + 1) >= B + 1``, so ``N >= ceil(log2(B+1))``
+  whatever the depth, and more for a fixed number of hidden layers (:func:`neurons_needed`);
+* the normals of the visible faces of ``V(f)`` (:func:`face_directions`, exact region complex)
+  lie in the row space of ``W_1``: ``N >= n_1 >= r``, their rank;
+* ``N <= 2`` allows at most ``N`` pairwise non-parallel face normals: ``N >= min(delta, 3)``.
+
 No exact minimum is known or claimed for two or more hidden layers; the upper bound reported is
-only the size of an exactly equivalent network in hand (the input or its reduction).
+only the size of an exactly equivalent network in hand (the input).
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flint import fmpq, fmpq_mat
 
@@ -33,7 +38,7 @@ from .network import Layer, Network
 from .qq import Q0, Q1
 
 __all__ = ["MinimalShallow", "minimal_shallow", "MAX_MODES", "LowerBound", "line_kinks", "deep_lower_bound",
-           "neurons_needed"]
+           "neurons_needed", "face_directions"]
 
 #: Largest number of mode assignments (3^k) searched.
 MAX_MODES = 3**10
@@ -160,13 +165,27 @@ class LowerBound:
 
     ``any_depth``: every architecture needs at least this many; ``by_hidden_layers[k]``: every
     architecture with ``k`` hidden layers needs at least this many; ``upper``: hidden neurons of
-    an exactly equivalent network in hand (not a minimum); ``kinks`` on the line ``a + s d``."""
+    an exactly equivalent network in hand (not a minimum); ``kinks`` on the line ``a + s d``;
+    ``directions``: the distinct normals of visible faces of ``V(f)`` (None when the region
+    complex was not computed), ``normal_rank`` their rank; ``reasons``: which bound gives what."""
 
     any_depth: int
     by_hidden_layers: dict
     upper: int
     kinks: list  # positions s of the kinks
     line: tuple  # (a, d)
+    directions: list | None = None
+    normal_rank: int = 0
+    reasons: dict = field(default_factory=dict)
+
+
+def face_directions(net: Network, max_cells: int | None = 20000, timeout: float | None = 30.0) -> list:
+    """Distinct normals (first nonzero entry 1) of the visible faces of ``f`` on all of ``R^n0``."""
+    from .breakpoints import breakpoint_complex
+    from .regions import compute_regions
+
+    rc = compute_regions(net, max_cells=max_cells, timeout=timeout)
+    return sorted({f.normal for f in breakpoint_complex(rc).visible_faces()})
 
 
 def _line_cuts(net: Network, a, d) -> list:
@@ -229,15 +248,30 @@ def _lines(n: int, count: int, seed: int):
             yield [fmpq(rng.randint(-30, 30), rng.randint(1, 9)) for _ in range(n)], d
 
 
-def deep_lower_bound(net: Network, lines=None, count: int = 24, seed: int = 0, max_layers: int = 6) -> LowerBound:
+def deep_lower_bound(net: Network, lines=None, count: int = 24, seed: int = 0, max_layers: int = 6,
+                     faces: bool = True) -> LowerBound:
     """Proven lower bounds on the hidden neurons of every network computing ``f`` (see the lemma).
 
-    ``lines``: (a, d) pairs to try; default the axis lines and ``count`` seeded random lines."""
+    ``lines``: (a, d) pairs to try; default the axis lines and ``count`` seeded random lines.
+    ``faces``: also use the visible faces of the exact region complex (Lemmas 2 and 3); skipped
+    when the complex exceeds its limits (the kink bound alone is then reported)."""
+    from .errors import ExactnetError
+
     best, line = [], None
     for a, d in (lines if lines is not None else _lines(net.input_dim, count, seed)):
         ks = line_kinks(net, a, d)
         if line is None or len(ks) > len(best):
             best, line = ks, (tuple(a), tuple(d))
     B = len(best)
-    by = {k: neurons_needed(B, k) for k in range(1, max_layers + 1)}
-    return LowerBound(neurons_needed(B), by, net.num_hidden, best, line)
+    dirs, r = None, 0
+    if faces and net.depth > 1:
+        try:
+            dirs = face_directions(net)
+        except ExactnetError:
+            dirs = None
+    if dirs:
+        r = _rank([list(v) for v in dirs])
+    few = min(len(dirs), 3) if dirs else 0
+    reasons = {"kinks": neurons_needed(B), "normal_rank": r, "directions": few}
+    by = {k: max(neurons_needed(B, k), r + k - 1, few) for k in range(1, max_layers + 1)}
+    return LowerBound(max(reasons.values()), by, net.num_hidden, best, line, dirs, r, reasons)

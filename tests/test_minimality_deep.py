@@ -84,3 +84,29 @@ def test_affine_and_bad_lines():
     assert deep_lower_bound(lin).any_depth == 0
     with pytest.raises(ShapeError):
         line_kinks(example("A"), [0, 0], [0, 0])
+
+
+def test_example_a_is_minimal_among_all_architectures():
+    # three pairwise non-parallel full lines (Lemma 3) and three neurons in A itself
+    lb = deep_lower_bound(example("A"))
+    assert lb.reasons["directions"] == 3 and lb.normal_rank == 2
+    assert lb.any_depth == 3 == example("A").num_hidden
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 1), 1), ((2, 2, 2, 1), 2), ((3, 3, 2, 1), 3), ((2, 1, 3, 1), 4)])
+def test_face_normals_within_the_first_layer(arch, seed):
+    net = random_network(arch, seed=seed, max_num=4, max_den=3)
+    lb = deep_lower_bound(net, count=6, seed=seed)
+    assert lb.directions is not None
+    assert lb.normal_rank <= arch[1]  # Lemma 2 for the network itself
+    assert lb.normal_rank <= net.input_dim
+    assert lb.any_depth <= net.num_hidden
+    for k in range(1, 5):
+        assert lb.by_hidden_layers[k] >= k
+
+
+def test_width_one_chain_has_parallel_faces():
+    # (2,1,1,1): every face is parallel to the first neuron's hyperplane (Lemma 3's deep case)
+    counts = [len(deep_lower_bound(random_network((2, 1, 1, 1), seed=s, max_num=4, max_den=3),
+                                   count=2).directions) for s in range(8)]
+    assert max(counts) == 1
