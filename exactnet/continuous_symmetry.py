@@ -139,18 +139,22 @@ def _gu(net: Network, l: int, i: int, delta: list[fmpq], x):
 
 def _witnesses(net: Network, l: int, i: int, delta: list[fmpq]):
     """(invariant, witness points) certifying that the family leaves the orbit, or None."""
-    pts = _points(net.input_dim)
-    gus = [_gu(net, l, i, delta, x) for x in pts]
-    for (a, ga), (b, gb) in itertools.combinations(zip(pts, gus), 2):
-        if ga[0] * gb[1] - gb[0] * ga[1] != 0:
-            return "preactivation", (tuple(a), tuple(b))
-    if l == net.depth - 1:
+    seen = []
+    contribution = l == net.depth - 1
+    if contribution:
         C = [row[i] for row in net.weights(l + 1)]
         dC = [delta[net.parameter_index(l + 1, o, i)] for o in range(len(C))]
-        for x, (g, u) in zip(pts, gus):
-            if any(v * u + e * g != 0 for v, e in zip(C, dC)) or any(e * u != 0 for e in dC):
-                return "contribution", (tuple(x),)
-    return None
+    found = None
+    for x in _points(net.input_dim):
+        g, u = _gu(net, l, i, delta, x)
+        for y, h, v in seen:
+            if h * u - g * v != 0:
+                return "preactivation", (tuple(y), tuple(x))
+        seen.append((x, g, u))
+        if found is None and contribution and (any(c * u + e * g != 0 for c, e in zip(C, dC))
+                                               or any(e * u != 0 for e in dC)):
+            found = ("contribution", (tuple(x),))
+    return found
 
 
 def candidates(net: Network):
