@@ -93,6 +93,14 @@ KNOWN = {
         _net((C_W1, C_B1), ([[Q(3, 2), -1], [Q(1, 4), -2]], [Q(-1, 3), Q(1, 2)]), ([[2, 0]], [Q(1, 7)])),
         "flip",
     ),
+    # Found by this oracle in random_network((2,3,2,1), 32, max_num=2, max_den=1), which certify
+    # calls LOCALLY-IDENTIFIABLE: neuron 1.2 feeds only neuron 2.1, and wherever 2.1 is active the
+    # neurons 1.0 and 1.1 are active too and their rows span 1.2's, so 1.2 can be flipped and
+    # re-expressed there (W2[1] becomes (-3, 4, -2), b2[1] = -14); no structural rule sees it.
+    "flip compensated only on the next neuron's active set (locally identifiable)": (
+        _net(([[-2, -1], [-1, -2], [-2, 2]], [-2, 0, 2]), ([[2, 1, 0], [1, 0, -2]], [-1, -2]), ([[-2, 2]], [-1])),
+        "flip",
+    ),
     "joint strip shift of two first-layer neurons (n0 = 1)": (
         _net(([[-1], [1]], [0, 0]), ([[1, 1]], [-1]), ([[-1]], [-1])),
         "shift",
