@@ -1,18 +1,24 @@
 """``exactnet extract``: steal a network's parameters exactly from a black-box oracle.
 
 ``exactnet extract --oracle NET.json | --oracle-cmd "CMD" [--oracle-float] --arch 784,128,1
--o stolen.json [--json] [--max-queries N] [--seed S] [--timeout T]``
+-o stolen.json [--json] [--max-queries N] [--seed S] [--timeout T] [--certificate CERT]``
 
 With ``--oracle NET`` the network is used only through evaluation (a
 :class:`~exactnet.oracle.NetworkOracle`); afterwards, and separately, the result is
-compared with the file exactly (:func:`~exactnet.extract.compare_with_victim`): this
-comparison reads the victim's weights and is reported as such. With ``--oracle-cmd``
-the program speaks the line protocol of :mod:`exactnet.oracle`; only query checks
-are possible and they are reported as evidence, not proof.
+compared with the file exactly (:func:`~exactnet.extract.compare_with_victim`: the exact
+equivalence decision of :mod:`exactnet.equivalence`, and the orbit test by canonical forms);
+this comparison reads the victim's weights and is reported as such. ``--certificate CERT``
+also writes an EQUIVALENT certificate of the pair, re-checked by the independent checker
+(region enumeration: small input widths only; otherwise a one-line error). With
+``--oracle-cmd`` the program speaks the line protocol of :mod:`exactnet.oracle`; only query
+checks are possible and they are reported as evidence, not proof. ``--oracle-float``: the
+oracle answers in float64 (``--oracle NET`` is then evaluated in NumPy float64); the float
+pipeline of :mod:`exactnet.extract_float` runs and the precision reached is reported (no
+exact claim). Lemma: ``proofs/lemmas/extraction.md``.
 
-Exit codes: 0 extracted (and, for a network file, equivalent), 1 extracted but the
-exact comparison with the network file failed or was undecided, 2 user errors and
-undecided extractions (``exactnet: error: <reason>``).
+Exit codes: 0 extracted (and, for a network file, equivalent; for a float oracle, an
+approximation), 1 extracted but the exact comparison with the network file failed or was
+undecided, 2 user errors and undecided extractions (``exactnet: error: <reason>``).
 """
 
 from __future__ import annotations

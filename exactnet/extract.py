@@ -39,15 +39,19 @@ properties of ``f``), each neuron's outgoing weight times its scale is then the 
 and its orientation is a ``{0,1}`` solution of the sign system. This argument assumes
 the kinks found are all of ``f``'s, which the query checks support but cannot prove
 for an arbitrary black box; for a network-file oracle the caller checks exact
-equivalence separately (:func:`compare_with_victim`, a test-side check that uses the
-victim's weights). Status ``"fibre"`` means the returned network computes ``f`` (as far
+equivalence separately (:func:`compare_with_victim`, a check after the extraction that uses
+the victim's weights; with equivalence established the argument is a proof, Lemma 2 of
+``proofs/lemmas/extraction.md``). Status ``"fibre"`` means the returned network computes ``f`` (as far
 as the checks go) but other orbits also do (several sign solutions: a hidden
 symmetry), or fewer hyperplanes than neurons were visible (dead, zero or coincident
 neurons: the spare neurons are returned as zero neurons).
 
-Deeper networks are not extracted yet: :func:`extract` raises :class:`UndecidedError`
-saying so. Float oracles are not supported by this exact pipeline (rounded replies are
-not piecewise affine); :func:`extract` refuses them with a reason.
+Deeper networks are extracted layer by layer by :mod:`exactnet.extract_deep` (status
+``"extracted"``, or ``"fibre"`` when neurons were never seen and are returned as zero
+neurons); for them only membership in the fibre is claimed, and for a network oracle it is
+proved by the exact comparison :func:`compare_with_victim` (``proofs/lemmas/extraction.md``).
+Float oracles are refused by this exact pipeline (rounded replies are not piecewise affine);
+:mod:`exactnet.extract_float` runs the float64 version and reports the precision reached.
 """
 
 from __future__ import annotations

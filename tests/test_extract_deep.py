@@ -158,3 +158,25 @@ def test_ladder_big_rungs(arch, lines):
     victim = random_network(arch, 1)
     res = extract(NetworkOracle(victim), arch, seed=1, deep_lines=lines)
     assert equivalent(res.network, victim).equivalent
+
+
+def test_callable_oracle_deep_reports_query_checks():
+    victim = random_network((4, 4, 3, 1), 5)
+    from fractions import Fraction
+
+    from exactnet.oracle import CallableOracle
+
+    Ws = [[[Fraction(int(v.p), int(v.q)) for v in row] for row in victim.weights(l)] for l in (1, 2, 3)]
+    bs = [[Fraction(int(v.p), int(v.q)) for v in victim.biases(l)] for l in (1, 2, 3)]
+
+    def fn(x):  # plain Fractions, no exactnet inside
+        h = [Fraction(int(v.p), int(v.q)) for v in x]
+        for k, (W, b) in enumerate(zip(Ws, bs)):
+            h = [sum((a * c for a, c in zip(row, h)), Fraction(0)) + bb for row, bb in zip(W, b)]
+            if k < 2:
+                h = [max(v, Fraction(0)) for v in h]
+        return h
+
+    res = extract(CallableOracle(fn, 4, 1), (4, 4, 3, 1), seed=0)
+    assert res.checks["agree"] is True and "evidence" in res.checks["method"]
+    assert equivalent(res.network, victim).equivalent
