@@ -30,6 +30,9 @@ zero outgoing weights show up: the design matrix loses rank). The moves:
 * ``shift``: add one ``delta`` (in ``SHIFTS``) to the biases of a nonempty set of neurons of one
   hidden layer (all sets, up to ``max_shift_sets`` per layer) and re-solve every layer above
   (stably active neurons, hyperplanes hidden by later layers, strips hidden jointly);
+* ``tilt``: add ``delta`` (the first four of ``SHIFTS``) to one incoming weight of one hidden
+  neuron and re-solve every layer above (hyperplanes hidden only near a point, which a
+  rotation keeps hidden where a shift would not);
 * ``reflect``: replace one hidden neuron's row ``(w, b)`` by ``(-w, T - b)`` for ``T`` in
   ``{0} U {-b_(l+1)[k] / W_(l+1)[k, i]}`` (where the next layer bends as a function of this
   neuron alone), keep layer ``l + 1`` and re-solve the layers above it (width-one reflections).
@@ -310,7 +313,7 @@ def _flip_sets(net: Network, max_flips: int):
 
 def search_fibre(
     net: Network,
-    moves: Sequence[str] = ("flip", "solve", "shift", "reflect"),
+    moves: Sequence[str] = ("flip", "solve", "shift", "reflect", "tilt"),
     nudges: int = 1,
     max_flips: int = 4096,
     max_shift_sets: int = 63,
@@ -387,6 +390,13 @@ def search_fibre(
                         for i in T:
                             cur[l - 1][1][i] += d
                         yield S.climb(cur, l + 1, nudges), "shift", f"b[{l}][{','.join(map(str, T))}] += {d}"
+        if "tilt" in moves:
+            for l, i in hidden:
+                for j in range(net.architecture[l - 1]):
+                    for d in SHIFTS[:4]:
+                        cur = _copy(base)
+                        cur[l - 1][0][i][j] += d
+                        yield S.climb(cur, l + 1, nudges), "tilt", f"W[{l}][{i}][{j}] += {d}"
         if "reflect" in moves:
             for l, i in hidden:
                 if l + 1 >= net.depth:
