@@ -46,6 +46,13 @@ dropped, undecidable ones counted in ``undecided``) and then with
 :func:`exactnet.equivalence.equivalent` (exact functional equivalence on all of ``R^n0``).
 Only candidates that pass both are reported, so **every reported fibre point is proved**.
 
+**Validation** (``tests/test_deep_fibre_oracle.py``): it finds flip sets in layers 1, 2 and 3,
+flips affine only on the reachable set or only on the next neurons' active sets, width-one
+reflections (example B), stably active and dead neurons (example D; by structure and on the
+reachable set only), hidden hyperplanes, proportional neurons and zero outgoing weights, and
+every network of the exhaustive grids (2,1,1,1), (1,2,1,1), (1,1,2,1) with weights in
+``{-1,0,1}`` whose function class holds another orbit.
+
 **Limits: this is a search, not a proof.** Finding nothing proves nothing: a fibre point
 whose first-layer rows are not ``theta``'s rows up to the moves above, or that needs two
 simultaneous shifts, or a change of pattern that the "least change" choice of free variables
@@ -302,13 +309,11 @@ def is_non_orbit_fibre_point(net: Network, other: Network, pts=None) -> bool | N
 
 
 def _flip_sets(net: Network, max_flips: int):
+    """Nonempty sets of hidden neurons, smallest first, at most ``max_flips`` of them."""
     neurons = net.hidden_neurons()  # (l, i), l from 1
-    N = len(neurons)
-    if 2 ** N - 1 > max_flips:
-        sizes = [s for s in range(1, N + 1)]
-        it = itertools.chain.from_iterable(itertools.combinations(neurons, s) for s in sizes)
-        return itertools.islice(it, max_flips)
-    return itertools.chain.from_iterable(itertools.combinations(neurons, s) for s in range(1, N + 1))
+    sets = itertools.chain.from_iterable(
+        itertools.combinations(neurons, s) for s in range(1, len(neurons) + 1))
+    return itertools.islice(sets, max_flips)
 
 
 def search_fibre(
@@ -444,7 +449,7 @@ def grid_networks(arch: Sequence[int], values: Sequence[object]) -> Iterable[tup
 
 def _int_eval(arch, P, X):
     """Exact integer evaluation of many networks (rows of integer ``P``) at integer points ``X``
-    (numpy ``object``-free: int64, caller keeps the magnitudes small)."""
+    in int64; the caller bounds the magnitudes (:func:`_int_bound`) so nothing overflows."""
     import numpy as np
 
     n_nets = P.shape[0]
@@ -514,6 +519,8 @@ def grid_fibre(
         P[:, pos:pos + b] *= scale
         pos += b
         scale *= den
+    if _int_bound(arch, max(abs(v) for v in ivals) * pden * den ** (len(arch) - 1), 60) >= 2 ** 62:
+        raise LimitError("grid too deep or wide for exact int64 evaluation")
     V = _int_eval(arch, P, Xnum)
     groups: dict[bytes, list[int]] = {}
     for r in range(V.shape[0]):
@@ -542,7 +549,11 @@ def grid_fibre(
                 continue
             if len(keys) < 2:
                 continue
-            mine = tuple(canonical_form(n).flatten())
+            try:
+                mine = tuple(canonical_form(n).flatten())
+            except LimitError:
+                rep.undecided += 1
+                continue
             for k, others in keys.items():
                 if k == mine:
                     continue
@@ -558,6 +569,15 @@ def grid_fibre(
                     break
     rep.seconds = time.monotonic() - t0
     return rep
+
+
+def _int_bound(arch, c: int, x: int) -> int:
+    """A bound on every |integer| in :func:`_int_eval` when each (scaled) weight and bias is at
+    most ``c`` and each point coordinate at most ``x`` in absolute value."""
+    h = x
+    for l in range(1, len(arch)):
+        h = c * (arch[l - 1] * h + 1)
+    return h
 
 
 def _gcd(a: int, b: int) -> int:
