@@ -34,6 +34,8 @@ __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
 
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
+MAX_BEND_POINTS = 14   # the cover search grows like |P|^((n0-1) n1)
+COVER_NODES = 20000    # the checker's limit (proofs/deep2.py) is 50,000 search nodes
 
 
 class DeepResult:
@@ -172,7 +174,7 @@ def _bends(net: Network, rng: Random) -> list[tuple[Vec, Vec, fmpq, fmpq, tuple[
                     continue
                 if _rank([t[j], g, _gamma(net, other, k)]) < 3 and _norm(g) == _norm(_gamma(net, other, k)):
                     continue
-                for x in _solve_point([t[j], g], n0, rng, tries=n0):
+                for x in _solve_point([t[j], g], n0, rng, tries=n0 - 1):
                     if any(i != j and _sgn(_dot(t[i], x)) != s[i] for i in range(n1)):
                         continue
                     u = _perp(g[:-1], t[j][:-1])
@@ -211,11 +213,16 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
     """Covers of P by exactly n1 spanned hyperplanes; None if a cover with a free flat exists."""
     flats = _flats(P)
     found: list[tuple] = []
+    nodes = [0]
 
     def can(left: frozenset, k: int) -> bool:
+        nodes[0] += 1
         return not left or (k > 0 and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
 
     def go(left: frozenset, chosen: list) -> bool:
+        nodes[0] += 1
+        if nodes[0] > COVER_NODES:
+            raise _TooBig
         if not left:
             if len(chosen) < n1:
                 return False
@@ -233,6 +240,10 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
         return True
 
     return found if go(frozenset(range(len(P))), []) else None
+
+
+class _TooBig(Exception):
+    pass
 
 
 def _hyperplane(P: list[Vec], content: frozenset) -> tuple:
@@ -375,12 +386,19 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
         return DeepResult(None, "a flip set exists in one of the layers")
     bends = _bends(net, rng)
     P: list[Vec] = []
-    for x, *_ in bends:
-        if x not in P:
-            P.append(x)
+    kept = []
+    for bend in bends:
+        if bend[0] not in P and len(P) < MAX_BEND_POINTS:
+            P.append(bend[0])
+        if bend[0] in P:
+            kept.append(bend)
+    bends = kept
     if not P:
         return DeepResult(None, "no bend points found")
-    covers = _covers(P, n1)
+    try:
+        covers = _covers(P, n1)
+    except _TooBig:
+        return DeepResult(None, f"the cover search over {len(P)} bend points is too large")
     if covers is None:
         return DeepResult(None, f"the {len(P)} bend points admit a cover with a free hyperplane")
     own = {_norm(r) for r in t}
