@@ -20,8 +20,9 @@ the gradient difference to be a multiple of ``n``; a failure raises). ``J = 0``:
 Balancing (``n0 = 2``): at every vertex not on the box boundary, with ``u_F`` the direction
 from the vertex into the edge ``F`` scaled so that ``rot90(u_F) = +-n_F``, ``sum_F J_F u_F = 0``
 (``J`` does not depend on the orientation of ``n``: flipping ``n`` swaps plus and minus) (equivalently the gradient differences around the vertex
-telescope to zero). For ``n0 > 2`` the check is combinatorial-exact on the codimension-2 cells
-found as intersections of faces (see :meth:`BreakpointComplex.check_balancing`).
+telescope to zero). For ``n0 > 2`` the same law is checked at the codimension-2 cells found as
+ridges of the cells, projected to their 2-D normal plane (see
+:meth:`BreakpointComplex._check_cycles`).
 """
 
 from __future__ import annotations
@@ -142,10 +143,177 @@ class BreakpointComplex:
                 failed.append(v)
         return {"checked": checked, "failed": failed, "dimension_supported": True}
 
-    def _check_cycles(self) -> dict:
-        # n0 != 2: jumps were verified against gradient differences face by face; the
-        # codimension-2 check is not implemented for n0 > 2 (reported, not claimed).
-        return {"checked": 0, "failed": [], "dimension_supported": self.rc.network.input_dim == 1}
+    def _check_cycles(self, max_ridges: int | None = 2000) -> dict:
+        """``n0 >= 3``: balancing at the codimension-2 cells found as ridges of the cells.
+
+        For a cell and two of its facets with independent normals ``b1, b2`` an exact LP in
+        the flat ``A = {h_1 = h_2 = 0}`` finds a point ``q`` with every other facet of the cell
+        ``> 0`` (the ridge is ``(n0-2)``-dimensional). ``q`` is used only when it is generic:
+        every face whose closure contains ``q`` has its normal in ``span(b1, b2)`` (its
+        hyperplane contains ``A``), so near ``q`` the complex is ``A`` times a planar fan in the
+        normal plane ``span(b1, b2)``. There each face ``F`` is a ray with direction ``u_F``
+        (the vector of the plane orthogonal to ``n_F`` pointing to ``F``'s relative-interior
+        point) and the condition is ``sum_F eps_F J_F (x) n_F = 0`` with ``eps_F = +1`` when a
+        counter-clockwise turn (in the coordinates ``b1, b2``) crosses ``F`` from its minus to
+        its plus cell: the gradient changes around ``q`` add up to zero. (In the plane this is
+        ``-rot90`` of the planar form ``sum J_F u_F = 0``.) Each codimension-2 cell is checked
+        once (keyed by its flat and the faces at ``q``); non-generic points are counted in
+        ``skipped``; ``points`` lists ``(q, b1, b2, number of faces at q)`` per checked cell. Box sides are not faces, so ridges on the box boundary are not checked.
+        """
+        n = self.rc.network.input_dim
+        if n == 1:
+            return {"checked": 0, "failed": [], "dimension_supported": True, "skipped": 0}
+        cells = self.rc.cells
+        m = self.rc.network.output_dim
+        seen = set()
+        checked = skipped = 0
+        failed = []
+        box = self.rc.box
+        points: list = []
+        by_cell: dict = {}
+        for fi, f in enumerate(self.faces):
+            for c in f.cells:
+                by_cell.setdefault(c, []).append(fi)
+
+        def faces_at(ci, q):
+            # the cells around a codimension-2 cell are connected through the faces at q
+            found, todo, done = set(), [ci], {ci}
+            while todo:
+                c = todo.pop()
+                for fi in by_cell.get(c, ()):
+                    if fi in found or not _face_contains(cells, self.faces[fi], q):
+                        continue
+                    found.add(fi)
+                    for d in self.faces[fi].cells:
+                        if d not in done:
+                            done.add(d)
+                            todo.append(d)
+            return sorted(found)
+
+        for ci, cell in enumerate(cells):
+            cons = [k for k in cell.constraints if k.neuron is not None]
+            for x in range(len(cons)):
+                for y in range(x + 1, len(cons)):
+                    if max_ridges is not None and checked + skipped >= max_ridges:
+                        return {"checked": checked, "failed": failed, "dimension_supported": True, "skipped": skipped,
+                                "points": points}
+                    k1, k2 = cons[x], cons[y]
+                    q = _ridge_point(cell, k1, k2, n)
+                    if q is None or (box is not None and any(v == box[0] or v == box[1] for v in q)):
+                        continue
+                    at = faces_at(ci, q)
+                    key = (normalize_hyperplane(k1.normal, k1.offset)[:2], normalize_hyperplane(k2.normal, k2.offset)[:2])
+                    key = (tuple(sorted(key, key=str)), tuple(at))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    res = _balance_at(self.faces, at, q, k1.normal, k2.normal, cells, m)
+                    if res is None:
+                        skipped += 1
+                    else:
+                        checked += 1
+                        points.append((q, k1.normal, k2.normal, len(at)))
+                        if not res:
+                            failed.append(q)
+        return {"checked": checked, "failed": failed, "dimension_supported": True, "skipped": skipped, "points": points}
+
+
+def _ridge_point(cell, k1, k2, n):
+    """A point of the flat ``k1 = k2 = 0`` with every other constraint of ``cell`` > 0, or None."""
+    a, b = k1.normal, k2.normal
+    piv = None
+    for r in range(n):
+        for s in range(r + 1, n):
+            if a[r] * b[s] - a[s] * b[r]:
+                piv = (r, s)
+                break
+        if piv:
+            break
+    if piv is None:
+        return None
+    r, s = piv
+    det = a[r] * b[s] - a[s] * b[r]
+    free = [k for k in range(n) if k not in piv]
+
+    def solve(y):  # x_r, x_s from the two equations with the free coordinates y
+        ra = -k1.offset - sum((a[k] * v for k, v in zip(free, y)), Q0)
+        rb = -k2.offset - sum((b[k] * v for k, v in zip(free, y)), Q0)
+        return (ra * b[s] - a[s] * rb) / det, (a[r] * rb - ra * b[r]) / det
+
+    # x = x0 + sum_k y_k e_k + (dependence of x_r, x_s on y_k): affine in y
+    x0r, x0s = solve([Q0] * len(free))
+    cols = []
+    for j in range(len(free)):
+        e = [Q0] * len(free)
+        e[j] = Q1
+        xr, xs = solve(e)
+        cols.append((xr - x0r, xs - x0s))
+    rows, offs = [], []
+    for k in cell.constraints:
+        if k is k1 or k is k2:
+            continue
+        c0 = k.offset + k.normal[r] * x0r + k.normal[s] * x0s
+        row = [k.normal[free[j]] + k.normal[r] * cols[j][0] + k.normal[s] * cols[j][1] for j in range(len(free))]
+        rows.append(row + [-Q1])
+        offs.append(c0)
+    if not rows:
+        y = [Q0] * len(free)
+    else:
+        rows.append([Q0] * len(free) + [-Q1])
+        offs.append(Q1)
+        y0 = [Q0] * len(free)
+        t0 = min(offs[:-1] + [Q1]) - 1
+        res = maximize([Q0] * len(free) + [Q1], rows, offs, y0 + [t0])
+        if res[0] != "optimal" or not res[2] > 0:
+            return None
+        y = list(res[1][:-1])
+    x = [Q0] * n
+    for j, k in enumerate(free):
+        x[k] = y[j]
+    x[r], x[s] = solve(y)
+    return tuple(x)
+
+
+def _face_contains(cells, f, q):
+    """Is ``q`` in the closure of the face (on its hyperplane, in both closed cells)?"""
+    if _dot(f.normal, q) + f.offset != 0:
+        return False
+    return all(_dot(k.normal, q) + k.offset >= 0 for c in f.cells for k in cells[c].constraints)
+
+
+def _balance_at(faces, at, q, b1, b2, cells, m):
+    """True/False: does ``sum eps_F J_F (x) n_F`` vanish at the generic point ``q``; None if
+    ``q`` is not generic (a face at ``q`` whose normal is not in ``span(b1, b2)``)."""
+    n = len(q)
+    tot = [[Q0] * n for _ in range(m)]
+    if not at:
+        return None
+    for fi in at:
+        f = faces[fi]
+        nf = f.normal
+        c1, c2 = _dot(nf, b1), _dot(nf, b2)
+        # n_F in span(b1, b2)?  solve n_F = al b1 + be b2 on two coordinates, check all
+        g11, g12, g22 = _dot(b1, b1), _dot(b1, b2), _dot(b2, b2)
+        det = g11 * g22 - g12 * g12
+        al = (c1 * g22 - c2 * g12) / det
+        be = (g11 * c2 - g12 * c1) / det
+        if any(al * u + be * v != w for u, v, w in zip(b1, b2, nf)):
+            return None
+        u1, u2 = c2, -c1  # coordinates of a vector of the plane orthogonal to n_F
+        U = [u1 * x + u2 * y for x, y in zip(b1, b2)]
+        side = _dot(U, [p - x for p, x in zip(f.point, q)])
+        if side == 0:
+            return None
+        if side < 0:
+            u1, u2 = -u1, -u2
+        vel = [-u2 * x + u1 * y for x, y in zip(b1, b2)]  # counter-clockwise velocity at u
+        eps = 1 if _dot(nf, vel) > 0 else -1
+        for o in range(m):
+            j = f.jump[o] * eps
+            if j:
+                for k in range(n):
+                    tot[o][k] += j * nf[k]
+    return not any(v for row in tot for v in row)
 
 
 def _jump(G_plus, G_minus, normal, m):

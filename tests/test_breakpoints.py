@@ -113,3 +113,44 @@ def test_box_faces_3d(seed):
         for k in c.constraints:
             assert (k.neighbour is None) == (k.neuron is None)
     assert bc.linear_regions() <= len(rc.cells)
+
+
+# ------------------------------------------------------------ balancing in dimension >= 3
+def _faces_at_origin_2d(net2):
+    """Independent planar check: faces of the sliced network's complex meeting at (0, 0)."""
+    rc2 = compute_regions(net2)
+    bc2 = rc2.breakpoints()
+    o = (fmpq(0), fmpq(0))
+    at = [f for f in bc2.faces if o in (f.vertices or ())]
+    bal = bc2.check_balancing()
+    return len(at), o in bal["failed"], bal
+
+
+@pytest.mark.parametrize("arch,box,seed", [((3, 3, 3, 1), None, 0), ((3, 4, 3, 2), (-2, 2), 0), ((4, 3, 3, 1), None, 1),
+                                           ((3, 2, 2, 2, 1), None, 0)])
+def test_balancing_codim2_nd_against_planar_slices(arch, box, seed):
+    from exactnet.regions import slice_network
+
+    net = random_network(arch, seed=seed)
+    rc = compute_regions(net, box=box)
+    res = rc.breakpoints().check_balancing()
+    assert res["dimension_supported"] and res["checked"] > 0 and res["failed"] == []
+    for q, b1, b2, nfaces in res["points"][:12]:
+        p1 = [x + d for x, d in zip(q, b1)]
+        p2 = [x + d for x, d in zip(q, b2)]
+        k, bad, _ = _faces_at_origin_2d(slice_network(net, q, p1, p2))
+        # the normal plane through q cuts exactly the faces at the codimension-2 cell
+        assert k == nfaces and not bad
+
+
+def test_balancing_nd_detects_a_wrong_jump():
+    import dataclasses
+
+    net = random_network((3, 3, 3, 1), seed=0)
+    rc = compute_regions(net)
+    bc = rc.breakpoints()
+    assert bc.check_balancing()["failed"] == []
+    i = next(k for k, f in enumerate(bc.faces) if f.visible)
+    f = bc.faces[i]
+    bc.faces[i] = dataclasses.replace(f, jump=tuple(j * 2 for j in f.jump))
+    assert bc.check_balancing()["failed"] != []
