@@ -68,12 +68,21 @@ import importlib.util
 import random
 import time
 from dataclasses import dataclass, field
+from itertools import chain
+from math import lcm
 from typing import Sequence
 
-from flint import fmpq
+from flint import fmpq, fmpz_mat
 
 from .errors import LimitError, UndecidedError
-from .modrank import RankResult, certified_rank, integer_rows, rank_mod_p, PRIMES
+from .modrank import (
+    SMALL_PRIMES,
+    RankResult,
+    certified_rank,
+    independent_columns_mod_p,
+    rank_rows_mod_p,
+    residue,
+)
 from .network import Network
 
 __all__ = [
@@ -91,8 +100,12 @@ __all__ = [
     "structural_kernel",
     "local_identifiability_body",
     "FALLBACK_SPREADS",
+    "SAMPLE_SPREADS",
     "line_points",
     "random_line_points",
+    "ModularJacobian",
+    "sign_facts",
+    "sample_batch",
 ]
 
 
@@ -316,6 +329,127 @@ def stacked_jacobian(net: Network, points: Sequence[Sequence[fmpq]]) -> list[lis
     return rows
 
 
+# ----------------------------------------------------------------- modular Jacobian
+def _lcm_den(values) -> int:
+    d = 1
+    for v in values:
+        q = int(v.q)
+        if q != 1:
+            d = lcm(d, q)
+    return d
+
+
+class ModularJacobian:
+    """Exact activation patterns of a batch of points, then the Jacobian rows modulo a prime ``p``.
+
+    *Patterns (exact).* Layer ``l`` is stored as the integer matrix ``[Wz_l | bz_l] = d_l [W_l | b_l]``
+    (``d_l`` the least common denominator). Point ``x_k`` is the integer column ``e_k x_k``
+    (``e_k`` the lcm of its denominators), with ``s_k = e_k``. Then ``Zz = [Wz | bz] [H; s]``
+    is ``d_l s_k`` times the true pre-activation of column ``k``; as ``d_l s_k > 0`` the signs
+    are exact; ``relu(Zz)`` with ``s_k <- d_l s_k`` carries on to the next layer.
+
+    *Rows modulo p.* The entries of ``J(z)`` are polynomials in the weights and in ``z``
+    (pattern frozen), so their residues are computed from the residues of the weights and of
+    the point (:func:`exactnet.modrank.residue`, requires ``p`` prime to every denominator):
+    forward ``h_l = P_l (W_l h_(l-1) + b_l)``, backward ``c_l = P_l W_(l+1)^T c_(l+1)`` and
+    the blocks ``c_l h_(l-1)^T`` and ``c_l``, all in ``numpy.int64`` modulo ``p < 2^31``.
+    A minor nonzero modulo ``p`` is then a nonzero rational minor (:mod:`exactnet.modrank`).
+    """
+
+    def __init__(self, net: Network, p: int | None = None) -> None:
+        import numpy as np
+
+        self.net = net
+        self._np = np
+        self.cleared = []
+        for layer in net.layers:
+            d = _lcm_den(list(chain.from_iterable(layer.weights)) + list(layer.biases))
+            rows = [[int(v.p) * (d // int(v.q)) for v in row] + [int(bv.p) * (d // int(bv.q))]
+                    for row, bv in zip(layer.weights, layer.biases)]
+            self.cleared.append(fmpz_mat(rows))
+        for q in ([p] if p is not None else SMALL_PRIMES):
+            ws = [[[residue(v, q) for v in row] for row in layer.weights] for layer in net.layers]
+            bs = [[residue(v, q) for v in layer.biases] for layer in net.layers]
+            if all(v is not None for M in ws for row in M for v in row) and all(
+                    v is not None for b in bs for v in b):
+                self.p = q
+                self.W = [np.array(M, dtype=np.int64).reshape(len(M), -1) for M in ws]
+                self.b = [np.array(b, dtype=np.int64) for b in bs]
+                break
+        else:  # pragma: no cover - four primes near 2^31 all divide a denominator
+            raise LimitError("every small prime divides a denominator of the weights")
+        if max(net.architecture) >= 1 << 15:  # pragma: no cover - the split product needs n < 2^15
+            raise LimitError("layers wider than 32767 are not supported by the modular Jacobian")
+
+    def patterns(self, points: Sequence[Sequence[fmpq]]):
+        """``(masks, strict)``: ``masks[l-1]`` the ``n_l x K`` boolean pattern of layer ``l``; ``strict[k]``
+        is True when no hidden pre-activation vanishes at point ``k`` (all exact)."""
+        np = self._np
+        K = len(points)
+        cols, scale = [], []
+        for x in points:
+            e = _lcm_den(x)
+            cols.append([int(v.p) * (e // int(v.q)) for v in x])
+            scale.append(e)
+        H = [list(r) for r in zip(*cols)] if K else [[] for _ in range(self.net.input_dim)]
+        masks = []
+        strict = np.ones(K, dtype=bool)
+        for l in range(self.net.depth - 1):
+            Zz = (self.cleared[l] * fmpz_mat(H + [scale])).tolist() if K else [[] for _ in range(self.net.architecture[l + 1])]
+            M = np.array([[v > 0 for v in row] for row in Zz], dtype=bool).reshape(len(Zz), K)
+            strict &= ~np.array([[v == 0 for v in row] for row in Zz], dtype=bool).reshape(len(Zz), K).any(axis=0)
+            masks.append(M)
+            H = [[v if v > 0 else 0 for v in row] for row in Zz]
+            d = self._den(l)
+            scale = [s * d for s in scale]
+        return masks, strict
+
+    def _den(self, l: int) -> int:
+        layer = self.net.layers[l]
+        return _lcm_den(list(chain.from_iterable(layer.weights)) + list(layer.biases))
+
+    def _mulmod(self, A, B):
+        # A, B with entries in [0, p), p < 2^31: split B into 16-bit halves so no sum overflows.
+        p = self.p
+        return ((A @ (B >> 16) % p) * 65536 + A @ (B & 0xFFFF)) % p
+
+    def point_residues(self, points: Sequence[Sequence[fmpq]]):
+        """Residues of the points (``K x n0``), and the indices of the points whose denominators are prime to ``p``."""
+        np = self._np
+        res, ok = [], []
+        for k, x in enumerate(points):
+            r = [residue(v, self.p) for v in x]
+            if all(v is not None for v in r):
+                res.append(r)
+                ok.append(k)
+        return np.array(res, dtype=np.int64).reshape(len(res), self.net.input_dim), ok
+
+    def rows(self, X, masks):
+        """``(K m) x D`` residues of the stacked Jacobian: row ``k m + o`` is ``d f_o(x_k) / d theta``."""
+        np = self._np
+        p, L, m = self.p, self.net.depth, self.net.output_dim
+        K = X.shape[0]
+        H = [X.T.copy()]
+        for l in range(L - 1):
+            Z = (self._mulmod(self.W[l], H[-1]) + self.b[l][:, None]) % p
+            H.append(Z * masks[l])
+        blocks_per_o = []
+        for o in range(m):
+            cs = [None] * L
+            c = np.zeros((m, K), dtype=np.int64)
+            c[o] = 1
+            cs[L - 1] = c
+            for l in range(L - 2, -1, -1):
+                cs[l] = self._mulmod(self.W[l + 1].T.copy(), cs[l + 1]) * masks[l]
+            blocks = []
+            for l in range(L):
+                blocks.append((cs[l].T[:, :, None] * H[l].T[:, None, :] % p).reshape(K, -1))
+                blocks.append(cs[l].T)
+            blocks_per_o.append(np.concatenate(blocks, axis=1))
+        return np.stack(blocks_per_o, axis=1).reshape(K * m, -1)
+
+
+# ----------------------------------------------------------------- structural facts
 def zero_incoming_rows(net: Network) -> list[tuple[int, int]]:
     """Hidden neurons ``(l, i)`` (``i`` from 0) whose incoming row ``(w, b)`` is zero."""
     out = []
@@ -326,13 +460,7 @@ def zero_incoming_rows(net: Network) -> list[tuple[int, int]]:
     return out
 
 
-def deficient_neurons(net: Network, patterns: Sequence[Sequence[Sequence[int]]], exact: bool) -> list[dict]:
-    """Dead / stably active / zero-row / zero-column neurons, as JSON-ready dicts.
-
-    ``patterns``: the patterns of every region (``exact=True``) or of the sample
-    (``exact=False``, then ``scope`` is ``"observed"``).
-    """
-    scope = "all-regions" if exact else "observed"
+def _reason_list(net: Network, seen: dict, scope: str) -> list[dict]:
     zero_in = set(zero_incoming_rows(net))
     out = []
     for l in range(1, net.depth):
@@ -341,8 +469,8 @@ def deficient_neurons(net: Network, patterns: Sequence[Sequence[Sequence[int]]],
             reasons = []
             if (l, i) in zero_in:
                 reasons.append("zero-incoming-row")
-            elif patterns:
-                bits = {p[l - 1][i] for p in patterns}
+            elif (l, i) in seen:
+                bits = seen[(l, i)]
                 if bits == {0}:
                     reasons.append("dead")
                 elif bits == {1}:
@@ -355,28 +483,110 @@ def deficient_neurons(net: Network, patterns: Sequence[Sequence[Sequence[int]]],
     return out
 
 
+def deficient_neurons(net: Network, patterns: Sequence[Sequence[Sequence[int]]], exact: bool) -> list[dict]:
+    """Dead / stably active / zero-row / zero-column neurons, as JSON-ready dicts.
+
+    ``patterns``: the patterns of every region (``exact=True``) or of the sample
+    (``exact=False``, then ``scope`` is ``"observed"``).
+    """
+    seen: dict = {}
+    if patterns:
+        for l in range(1, net.depth):
+            for i in range(net.architecture[l]):
+                seen[(l, i)] = {p[l - 1][i] for p in patterns}
+    return _reason_list(net, seen, "all-regions" if exact else "observed")
+
+
+def _deficient_observed(net: Network, obs_any, obs_all) -> list[dict]:
+    """:func:`deficient_neurons` of a sample given per layer which neurons were ever / always active."""
+    seen: dict = {}
+    for l, (anyv, allv) in enumerate(zip(obs_any, obs_all), start=1):
+        for i in range(len(anyv)):
+            seen[(l, i)] = {0} if not anyv[i] else ({1} if allv[i] else {0, 1})
+    return _reason_list(net, seen, "observed")
+
+
+def sign_facts(net: Network) -> tuple[set, set, set, set]:
+    """``(dead, active, zero, irrelevant)`` hidden neurons ``(l, i)`` proved from the weights alone.
+
+    By induction over the layers, on all of ``R^n0``: *dead* (``h_(l,i) = 0`` everywhere): layer 1 with
+    ``w = 0, b < 0``; deeper with ``W[i, j] <= 0`` for every input ``j`` not dead and ``b <= 0`` (the
+    inputs are ``>= 0``). *Stably active* (pre-activation ``>= b > 0`` everywhere): ``w = 0, b > 0`` in
+    layer 1, ``W[i, j] >= 0`` on the inputs not dead and ``b > 0`` deeper. *Zero* (pre-activation
+    ``= 0`` everywhere, so no input is strictly generic): ``b = 0`` and ``W[i, j] = 0`` on the inputs not
+    dead. *Irrelevant* (downstream sensitivity ``c_(l,i) = 0`` at every strictly generic input): dead,
+    or every ``k`` with ``W_(l+1)[k, i] != 0`` is an irrelevant hidden neuron.
+    """
+    L, A = net.depth, net.architecture
+    dead: set = set()
+    active: set = set()
+    zero: set = set()
+    for l in range(1, L):
+        W, b = net.weights(l), net.biases(l)
+        for i in range(A[l]):
+            live = [W[i][j] for j in range(A[l - 1]) if (l - 1, j) not in dead and W[i][j] != 0] if l > 1 else \
+                [w for w in W[i] if w != 0]
+            if l == 1 and live:
+                continue
+            if not live and b[i] == 0:
+                zero.add((l, i))
+            elif all(v <= 0 for v in live) and b[i] <= 0:
+                dead.add((l, i))
+            elif all(v >= 0 for v in live) and b[i] > 0:
+                active.add((l, i))
+    irr: set = set(dead)
+    for l in range(L - 1, 0, -1):
+        Wn = net.weights(l + 1)
+        for i in range(A[l]):
+            if all(Wn[k][i] == 0 or (l + 1 < L and (l + 1, k) in irr) for k in range(A[l + 1])):
+                irr.add((l, i))
+    return dead, active, zero, irr
+
+
 def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
     """Vectors proved to lie in the kernel of every row ``J(z)``, ``z`` in ``Z_theta``.
 
-    * the scaling tangent ``v_(l,i)`` of every hidden neuron (always in the kernel);
-    * for a neuron provably *stably active* from its signs alone (layer 1: ``w = 0, b > 0``;
-      deeper: all incoming weights ``>= 0`` and ``b > 0``, since its inputs are ``>= 0``):
-      the bias shift ``e_(b_l[i]) - sum_k W_(l+1)[k,i] e_(b_(l+1)[k])``;
-    * for a neuron provably *dead* (layer 1: ``w = 0, b <= 0``; deeper: incoming weights
-      ``<= 0`` and ``b <= 0``): every unit vector of its incoming row and outgoing column
-      (at strictly generic points its pre-activation is ``< 0``, so those columns vanish).
+    With the facts of :func:`sign_facts`:
 
-    Returns the vectors and the neurons found (JSON-ready). ``D - rank`` of the vectors is a
-    proved upper bound on the functional dimension, also when some incoming rows are zero.
+    * the scaling tangent ``v_(l,i)`` of every hidden neuron (always in the kernel);
+    * unit vectors of the parameters whose column is identically zero on ``Z_theta``:
+      ``d f/d W_l[i,j] = c_(l,i) h_(l-1,j)`` and ``d f/d b_l[i] = c_(l,i)`` vanish when ``(l,i)``
+      is irrelevant (``c = 0``), and ``d f/d W_l[i,j]`` when ``(l-1,j)`` is dead (``h = 0``);
+    * for the set ``S`` of stably active neurons of a layer (active at every strictly generic
+      point): the bias shift ``e_(b_l[a]) - sum_k W_(l+1)[k,a] e_(b_(l+1)[k])`` of each ``a`` in ``S``,
+      and for ``a != a'`` in ``S`` the mixing tangent (row ``a`` of ``(W_l, b_l)`` plus ``t`` times row
+      ``a'``, column ``a'`` of ``W_(l+1)`` minus ``t`` times column ``a``): with the pattern frozen
+      and both neurons active, ``W_(l+1)[:,a] (z_a + t z_a') + (W_(l+1)[:,a'] - t W_(l+1)[:,a]) z_a'``
+      does not depend on ``t``, so the frozen-pattern function is constant along it.
+
+    Returns the vectors and the neurons found (JSON-ready). ``D`` minus the rank of the vectors
+    (any lower bound of that rank, e.g. modulo a prime) is a proved upper bound on the
+    functional dimension, also when some incoming rows are zero.
     """
-    D = net.num_parameters
+    D, L, A = net.num_parameters, net.depth, net.architecture
+    dead, active, zero_n, irr = sign_facts(net)
     vecs: list[list[fmpq]] = []
     found: list[dict] = []
     zero = fmpq(0)
-    for l in range(1, net.depth):
+    one = fmpq(1)
+
+    def unit(c: int) -> None:
+        v = [zero] * D
+        v[c] = one
+        vecs.append(v)
+
+    for l in range(1, L + 1):
+        for i in range(A[l]):
+            hidden = l < L
+            for j in range(A[l - 1]):
+                if (hidden and (l, i) in irr) or (l > 1 and (l - 1, j) in dead):
+                    unit(net.parameter_index(l, i, j))
+            if hidden and (l, i) in irr:
+                unit(net.parameter_index(l, i, None))
+    for l in range(1, L):
         W, b = net.weights(l), net.biases(l)
-        Wn, bn = net.weights(l + 1), net.biases(l + 1)
-        for i in range(net.architecture[l]):
+        Wn = net.weights(l + 1)
+        for i in range(A[l]):
             v = [zero] * D
             for j, w in enumerate(W[i]):
                 v[net.parameter_index(l, i, j)] = w
@@ -384,27 +594,46 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
             for k in range(len(Wn)):
                 v[net.parameter_index(l + 1, k, i)] = -Wn[k][i]
             vecs.append(v)
-            nonneg = all(w >= 0 for w in W[i]) if l > 1 else all(w == 0 for w in W[i])
-            nonpos = all(w <= 0 for w in W[i]) if l > 1 else all(w == 0 for w in W[i])
-            if nonneg and b[i] > 0:
+        S = [i for i in range(A[l]) if (l, i) in active]
+        for a in S:
+            v = [zero] * D
+            v[net.parameter_index(l, a, None)] = one
+            for k in range(len(Wn)):
+                v[net.parameter_index(l + 1, k, None)] = -Wn[k][a]
+            vecs.append(v)
+            for a2 in S:
+                if a2 == a:
+                    continue
                 v = [zero] * D
-                v[net.parameter_index(l, i, None)] = fmpq(1)
+                for j in range(A[l - 1]):
+                    v[net.parameter_index(l, a, j)] = W[a2][j]
+                v[net.parameter_index(l, a, None)] = b[a2]
                 for k in range(len(Wn)):
-                    v[net.parameter_index(l + 1, k, None)] = -Wn[k][i]
+                    v[net.parameter_index(l + 1, k, a2)] = -Wn[k][a]
                 vecs.append(v)
-                found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": "stably-active",
-                              "scope": "structural"})
-            elif nonpos and b[i] <= 0:
-                coords = [net.parameter_index(l, i, j) for j in range(len(W[i]))]
-                coords.append(net.parameter_index(l, i, None))
-                coords += [net.parameter_index(l + 1, k, i) for k in range(len(Wn))]
-                for c in coords:
-                    v = [zero] * D
-                    v[c] = fmpq(1)
-                    vecs.append(v)
-                found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": "dead",
+    for l in range(1, L):
+        for i in range(A[l]):
+            for name, group in (("stably-active", active), ("dead", dead), ("identically-zero", zero_n)):
+                if (l, i) in group:
+                    found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": name,
+                                  "scope": "structural"})
+            if (l, i) in irr and (l, i) not in dead and any(net.weights(l + 1)[k][i] != 0 for k in range(A[l + 1])):
+                found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": "no-path-to-output",
                               "scope": "structural"})
     return vecs, found
+
+
+def _kernel_rank_lower(vecs: list[list[fmpq]], D: int) -> int:
+    """A lower bound of the rank of the kernel vectors (their rank modulo a prime)."""
+    if not vecs:
+        return 0
+    import numpy as np
+
+    for p in SMALL_PRIMES:
+        res = [[residue(v, p) for v in row] for row in vecs]
+        if all(v is not None for row in res for v in row):
+            return rank_rows_mod_p(np.array(res, dtype=np.int64).reshape(len(vecs), D), p)[0]
+    return certified_rank(vecs, D).rank  # pragma: no cover - denominators divisible by every prime
 
 
 @dataclass
@@ -456,6 +685,38 @@ class FdimResult:
         }
 
 
+#: Spreads of the sampled Gaussian points, used in turn (point ``i``: ``SAMPLE_SPREADS[i % 8]``).
+SAMPLE_SPREADS = (0.5, 1.0, 2.0, 4.0, 16.0, 64.0, 256.0, 1024.0)
+
+
+def sample_batch(net: Network, k: int, want: int, seed: int = 0) -> list[list[fmpq]]:
+    """Batch ``k`` of the documented sampling scheme (exact rational points, strictness checked later).
+
+    Batch 0: ``2 D`` points of spread 1 and the spreads :data:`SAMPLE_SPREADS` alternately
+    (``round(2^10 s g) / 2^10``, ``g`` standard normal from ``random.Random(seed * 1000)``).
+    Odd batches: :func:`random_line_points` (one point per region crossed by random lines,
+    ``want`` points). Even batches ``k >= 2``: ``want`` points with the spreads in turn
+    (seed ``seed * 1000 + k``). Floats only propose the points.
+    """
+    if k % 2 == 1:
+        return random_line_points(net, want, seed=seed * 1000 + k)
+    rng = random.Random(seed * 1000 + k)
+    n = 2 * net.num_parameters if k == 0 else want
+    grid = 1 << 10
+    out = []
+    for i in range(n):
+        s_i = 1.0 if (k == 0 and i % 2 == 0) else SAMPLE_SPREADS[i % len(SAMPLE_SPREADS)]
+        out.append([fmpq(round(grid * s_i * rng.gauss(0.0, 1.0)), grid) for _ in range(net.input_dim)])
+    return out
+
+
+def _undefined_result(net, t0, upper, deficient, note) -> FdimResult:
+    D, N = net.num_parameters, net.num_hidden
+    rr = RankResult(0, True, (), (), 0, "undefined", upper)
+    return FdimResult(None, "undefined", D - N, D, N, [], "none", True, False, deficient, rr,
+                      net.output_dim, time.perf_counter() - t0, upper, note)
+
+
 def functional_dimension(
     net: Network,
     use_regions: bool = True,
@@ -466,124 +727,138 @@ def functional_dimension(
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
-    Points come from the exact complex when :mod:`exactnet.regions` is available and
-    within ``max_cells``/``timeout``; otherwise from a first batch of ``2 D`` standard
-    Gaussian points, then batches alternating between
-    :func:`random_line_points` and :func:`generic_random_points` (spreads
-    ``FALLBACK_SPREADS``) until the rank reaches the proved upper bound, or six batches in a row add
-    nothing, or ``max_points`` (default ``6 D``) points were used; the result is then
-    labelled ``"lower-bound"`` unless it reaches the proved upper bound.
+    1. A proved upper bound ``U`` (``D`` minus the rank of :func:`structural_kernel`).
+    2. Sampled points (:func:`sample_batch`, batches until the rank reaches ``U``, or three
+       batches in a row add nothing, or ``max_points`` points, default ``12 D``), Jacobian rows
+       modulo a prime (:class:`ModularJacobian`): a proved lower bound, exact when it is ``U``.
+    3. Only when the rank stays below ``U`` and ``use_regions``: the exact complex
+       (:mod:`exactnet.regions`, within ``max_cells``/``timeout``); when it is complete (and every
+       sampled pattern is one of its regions) the rank over its points is exact over Q.
+       Otherwise the result is labelled ``"lower-bound"``.
     """
+    import numpy as np
+
     t0 = time.perf_counter()
     D, N = net.num_parameters, net.num_hidden
+    m = net.output_dim
     zero_in = zero_incoming_rows(net)
     bound_valid = not zero_in
     bound = D - N
     kvecs, structural = structural_kernel(net)
-    kr = certified_rank(kvecs, D) if kvecs else None
-    upper = D - (kr.rank if kr else 0)  # proved: rank <= upper
-    m = net.output_dim
+    upper = D - _kernel_rank_lower(kvecs, D)  # proved: rank <= upper
+    if any(d["reason"] == "identically-zero" for d in structural):
+        deficient = structural + [d for d in _reason_list(net, {}, "structural")
+                                  if d["reason"].startswith("zero")]
+        deficient.sort(key=lambda d: (d["layer"], d["index"], d["reason"]))
+        names = ", ".join(d["name"] for d in deficient if d["reason"] in ("identically-zero", "zero-incoming-row"))
+        return _undefined_result(
+            net, t0, upper, deficient,
+            f"undefined: no strictly generic input ({names} vanish identically), so theta -> f_theta(z) "
+            "is differentiable at no z")
+    mj = ModularJacobian(net)
+    p = mj.p
+    limit = max_points if max_points is not None else 12 * D
+    pts: list[list[fmpq]] = []
+    basis_rows = np.zeros((0, D), dtype=np.int64)
+    basis: list[int] = []  # global row indices (point k, output o -> k m + o)
+    obs_any = [np.zeros(n, dtype=bool) for n in net.architecture[1:-1]]
+    obs_all = [np.ones(n, dtype=bool) for n in net.architecture[1:-1]]
+    seen_patterns: set = set()
+    r, k, stale = 0, 0, 0
+    while len(pts) < limit and r < upper and stale < 3:
+        want = min(max((upper - r) // m + 8, D // 2, 16), limit - len(pts))
+        batch = sample_batch(net, k, want, seed=seed)
+        k += 1
+        if not batch:
+            stale += 1
+            continue
+        masks, strict = mj.patterns(batch)
+        X, ok = mj.point_residues(batch)
+        keep = [i for i in ok if strict[i]]
+        if not keep:
+            stale += 1
+            continue
+        sel = np.array(keep)
+        masks = [M[:, sel] for M in masks]
+        X = X[[ok.index(i) for i in keep]] if len(keep) != len(ok) else X
+        for l, M in enumerate(masks):
+            obs_any[l] |= M.any(axis=1)
+            obs_all[l] &= M.all(axis=1)
+        packed = np.packbits(np.concatenate(masks, axis=0), axis=0) if masks else np.zeros((0, len(keep)), np.uint8)
+        seen_patterns.update(packed[:, i].tobytes() for i in range(len(keep)))
+        rows = mj.rows(X, masks)
+        first = len(pts) * m
+        pts.extend(batch[i] for i in keep)
+        cand = np.concatenate([basis_rows, rows], axis=0)
+        r_new, R = rank_rows_mod_p(cand, p)
+        gidx = basis + list(range(first, first + rows.shape[0]))
+        basis = [gidx[i] for i in R]
+        basis_rows = cand[R]
+        stale = stale + 1 if r_new == r else 0
+        r = r_new
+    if r > upper:  # pragma: no cover - would contradict the proved bound
+        raise ArithmeticError("rank above the proved upper bound")
+    note = f"{len(pts)} sampled points, rank modulo {p}"
+    region_note = ""
+    rr = None
     ps: PointSet | None = None
-    note = ""
-    if use_regions and _have_regions():
+    if r < upper and use_regions and _have_regions():
         try:
             ps = points_from_regions(net, max_cells=max_cells, timeout=timeout)
         except LimitError as e:
-            note = f"regions over budget ({e}); "
-        except Exception as e:  # a failure of the region engine: fall back, never guess
-            note = f"region enumeration failed ({type(e).__name__}: {e}); "
-    if ps is not None:  # complete complex (possibly without any strictly generic point)
-        # Guard against an incomplete complex: every generic sample point's pattern must be
-        # a region's pattern. A miss adds its points and withdraws the claim "complete".
-        known = set(ps.region_patterns)
-        for k, sp in enumerate((1.0, 16.0)):
-            for x in generic_random_points(net, max(8, D // 2), seed=seed * 1000 + 500 + k, spread=sp):
-                pat = net.pattern(x)
-                if pat not in known:
-                    known.add(pat)
-                    ps.complete = False
-                    fam = [x] + neighbour_points(net, x)
-                    ps.points.extend(fam)
-                    ps.patterns.extend([pat] * len(fam))
-                    ps.region_patterns.append(pat)
-        if not ps.complete:
-            note += "the region complex missed patterns found by sample points (result is a lower bound); "
-        if not ps.points:
-            note += ("undefined: no strictly generic input (at every input some hidden pre-activation is 0, "
-                     "e.g. a zero incoming row), so theta -> f_theta(z) is differentiable at no z; ")
-        rows = stacked_jacobian(net, ps.points)
-        rr = certified_rank(rows, D, upper_bound=upper)
-        exact = rr.exact and (ps.complete or rr.rank == upper)
-        status = "exact" if exact else "lower-bound"
-        pts = ps.points
-        deficient = deficient_neurons(net, ps.region_patterns, exact=ps.complete)
-        note += ps.note
+            region_note = f"; regions over budget ({e})"
+        except Exception as e:  # a failure of the region engine: a lower bound, never a guess
+            region_note = f"; region enumeration failed ({type(e).__name__}: {e})"
+    if ps is not None:
+        # Guard: every sampled pattern must be a region's pattern, else the complex is incomplete.
+        known = set()
+        for pat in ps.region_patterns:
+            bits = np.array([b for layer in pat for b in layer], dtype=bool)
+            known.add(np.packbits(bits[:, None], axis=0)[:, 0].tobytes())
+        if not seen_patterns <= known:
+            ps.complete = False
+            region_note = "; the region complex missed sampled patterns (not used for exactness)"
+        elif not ps.points and not pts:
+            return _undefined_result(
+                net, t0, upper, deficient_neurons(net, ps.region_patterns, exact=True) + structural,
+                "undefined: no strictly generic input (at every input some hidden pre-activation is 0), "
+                "so theta -> f_theta(z) is differentiable at no z; " + ps.note)
+        else:
+            # Exact over Q: the region points span Z_theta; the sampled basis points ride along.
+            sel_pts = sorted({g // m for g in basis})
+            pts = [pts[i] for i in sel_pts] + ps.points
+            rr = certified_rank(stacked_jacobian(net, pts), D, upper_bound=upper)
+            region_note = f"; exact complex: {ps.note}"
+    if rr is None:
+        cols = independent_columns_mod_p(basis_rows, p) if r else []
+        rr = RankResult(r, r == upper, tuple(basis), tuple(cols), p,
+                        "minor=bound" if r == upper else "minor", upper)
+    exact = rr.rank == upper or (ps is not None and ps.complete and rr.exact)
+    status = "exact" if exact else "lower-bound"
+    if ps is not None and ps.complete:
+        deficient = deficient_neurons(net, ps.region_patterns, exact=True)
+        source, complete = "regions", True
     else:
-        # Fallback: batches of generic points; keep only the mod-p basis rows between batches.
-        limit = max_points if max_points is not None else 6 * D
-        pts = []
-        all_rows: list[list[fmpq]] = []
-        all_int: list[list[int]] = []
-        patterns = []
-        basis: list[int] = []  # indices into all_rows, independent mod p
-        r = 0
-        k = 0
-        stale = 0
-        p = PRIMES[0]
-        while len(pts) < limit and r < upper and stale < 6:
-            want = min(max(upper - r + 4, D // 4, 8), limit - len(pts))
-            if k == 0:
-                batch = generic_random_points(net, 2 * D, seed=seed * 1000, spread=1.0)
-            elif k % 2 == 0:
-                batch = random_line_points(net, want, seed=seed * 1000 + k)
-            else:
-                batch = generic_random_points(net, want, seed=seed * 1000 + k, spread=FALLBACK_SPREADS)
-            k += 1
-            if not batch:
-                break
-            brows = stacked_jacobian(net, batch)
-            first = len(all_rows)
-            all_rows.extend(brows)
-            all_int.extend(integer_rows(brows))
-            cand = basis + list(range(first, len(all_rows)))
-            r_new, R, _ = rank_mod_p([all_int[i] for i in cand], D, p)
-            stale = stale + 1 if r_new == r else 0
-            r = r_new
-            basis = [cand[i] for i in R]
-            pts.extend(batch)
-            patterns.extend(net.pattern(x) for x in batch)
-        rb, Rb, Cb = rank_mod_p([all_int[i] for i in basis], D, p)
-        rows_sel = tuple(basis[i] for i in Rb)
-        if rb > upper:  # pragma: no cover - would contradict the proved bound
-            raise ArithmeticError("rank above the proved upper bound")
-        rr = RankResult(rb, rb == upper, rows_sel, tuple(Cb), p,
-                        "minor=bound" if rb == upper else "minor", upper)
-        exact = rr.rank == upper
-        status = "exact" if exact else "lower-bound"
-        deficient = deficient_neurons(net, patterns, exact=False)
-        src = "regions not used" if not _have_regions() or not use_regions else "regions over budget or failed"
-        note += f"{src}: {len(pts)} points of the documented lines-and-points scheme"
-        ps = PointSet(pts, patterns, "random-generic", False)
-    li = bound_valid and rr.rank == bound and bool(pts)
-    fd: int | None = rr.rank
-    if not pts and ps.complete:
-        status, fd = "undefined", None
+        deficient = _deficient_observed(net, obs_any, obs_all) if pts else _reason_list(net, {}, "observed")
+        source, complete = "random-generic", False
     have = {(d["layer"], d["index"], d["reason"]) for d in deficient}
     deficient = [d for d in structural if (d["layer"], d["index"], d["reason"]) not in have] + deficient
     deficient.sort(key=lambda d: (d["layer"], d["index"], d["reason"]))
+    note += region_note
     if upper < bound:
         note += f"; structural kernel gives the proved upper bound {upper} < D - N"
     if not bound_valid:
         note += "; zero incoming rows: " + ", ".join(neuron_label(l, i) for l, i in zero_in) + " (bound D - N not proved)"
+    li = bound_valid and rr.rank == bound and bool(pts) and len(rr.rows) == bound
     return FdimResult(
-        functional_dimension=fd,
+        functional_dimension=rr.rank,
         status=status,
         bound=bound,
         parameters=D,
         hidden_neurons=N,
         points=pts,
-        point_source=ps.source,
-        complete=ps.complete,
+        point_source=source,
+        complete=complete,
         locally_identifiable=li,
         deficient=deficient,
         rank=rr,

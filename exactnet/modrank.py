@@ -19,6 +19,16 @@ The layer below :mod:`exactnet.fdim`. For a matrix ``A`` over Q given by its row
    elimination, exact; slower).
 
 Every returned :class:`RankResult` says how its value was proved (``method``).
+
+**Reduction of rationals (no denominators cleared).** Let ``Z_(p)`` be the rationals whose
+reduced denominator is prime to ``p``; ``phi: Z_(p) -> F_p``, ``a/b -> a b^-1 mod p``, is a
+ring homomorphism. If every entry of ``A`` lies in ``Z_(p)`` (checked by
+:func:`residue`), then ``phi(det A[R, C]) = det phi(A)[R, C]``: a minor that is nonzero
+modulo ``p`` is the image of a nonzero rational minor, so again ``rank_Q(A) >= rank_p``.
+This lets :mod:`exactnet.fdim` compute a Jacobian directly modulo ``p`` from the residues
+of the weights and of the points (the entries are polynomials in them), with
+:func:`rank_rows_mod_p` on a ``numpy`` ``int64`` array; the primes :data:`SMALL_PRIMES`
+are below ``2^31`` so that a product of two residues fits in 63 bits.
 """
 
 from __future__ import annotations
@@ -31,6 +41,10 @@ from flint import fmpq, fmpz_mat, nmod_mat
 
 __all__ = [
     "PRIMES",
+    "SMALL_PRIMES",
+    "residue",
+    "rank_rows_mod_p",
+    "independent_columns_mod_p",
     "RankResult",
     "integer_rows",
     "rank_mod_p",
@@ -40,6 +54,54 @@ __all__ = [
 
 #: Large primes below 2^63 used for the modular rank (the largest one first).
 PRIMES = (9223372036854775783, 2305843009213693951)
+
+#: Primes below 2^31 for vectorised arithmetic modulo p in ``numpy.int64``.
+SMALL_PRIMES = (2147483629, 2147483587, 2147483579, 2147483563)
+
+
+def residue(q: fmpq, p: int) -> int | None:
+    """``q mod p`` (the image under ``Z_(p) -> F_p``), or ``None`` when ``p`` divides the denominator."""
+    d = int(q.q) % p
+    if d == 0:
+        return None
+    return int(q.p) % p * pow(d, -1, p) % p
+
+
+def _first_nonzero_columns(E: nmod_mat, rank: int) -> list[int]:
+    """Pivot columns of a reduced row echelon form, scanning each row from the previous pivot."""
+    piv: list[int] = []
+    j = 0
+    n = E.ncols()
+    for i in range(rank):
+        while j < n and int(E[i, j]) == 0:
+            j += 1
+        piv.append(j)
+        j += 1
+    return piv
+
+
+def rank_rows_mod_p(M, p: int) -> tuple[int, list[int]]:
+    """Rank of the ``numpy`` matrix ``M`` (entries in ``[0, p)``) modulo ``p`` and ``r`` rows independent mod ``p``.
+
+    The rows are the pivot columns of the reduced row echelon form of ``M^T``.
+    """
+    nrows, ncols = M.shape
+    if nrows == 0 or ncols == 0:
+        return 0, []
+    At = nmod_mat(M.T.tolist(), p)
+    E, r = At.rref()
+    return r, _first_nonzero_columns(E, r)
+
+
+def independent_columns_mod_p(M, p: int) -> list[int]:
+    """For ``M`` with independent rows mod ``p``: as many columns, independent mod ``p`` (pivots of ``rref(M)``)."""
+    nrows, ncols = M.shape
+    if nrows == 0:
+        return []
+    E, r = nmod_mat(M.tolist(), p).rref()
+    if r != nrows:  # pragma: no cover - the caller passes independent rows
+        raise ArithmeticError("rows are not independent modulo p")
+    return _first_nonzero_columns(E, r)
 
 
 @dataclass(frozen=True)
