@@ -168,7 +168,7 @@ def _canon(n, beta):
     return n, beta
 
 
-def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int = 3, sample_points: int = 2000,
+def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int = 6, sample_points: int = 2000,
                   tol: float = 1e-11) -> FloatExtractionResult:
     """Run the float pipeline (one hidden layer); see the module docstring."""
     arch = tuple(int(a) for a in arch)
@@ -184,7 +184,7 @@ def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int
     q0 = oracle.queries
     rng = np.random.default_rng(seed)
     f = oracle.query_floats
-    planes: list = []  # (unit normal, beta, |x| of the kink it was read at, lines that saw it)
+    planes: list = []  # (unit normal, beta, quality of the estimate, lines that saw it)
     R = 256.0
     used = 0
     for line in range(lines):
@@ -209,6 +209,7 @@ def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int
             delta[bad] /= 64
             G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
             G[bad], ok[bad] = G2, ok2
+        new = 0
         for i, t in enumerate(kinks):
             if not (ok[i] and ok[i + 1]):
                 continue
@@ -220,16 +221,23 @@ def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int
             x = p + t * u
             n_c, b_c = _canon(nrm, -float(nrm @ x))
             xn = float(np.linalg.norm(x))  # beta = -n.x cancels: its error grows with |x|
-            for k, (n2, b2, x2, seen) in enumerate(planes):
-                if float(n2 @ n_c) > 1 - 1e-8 and abs(b2 - b_c) < 1e-7 * (1 + xn + x2):
+            # quality: larger difference steps and smaller |x| give better estimates
+            qual = min(delta[i], delta[i + 1]) / (1.0 + xn)
+            for k, (n2, b2, q2, seen) in enumerate(planes):
+                if float(n2 @ n_c) < 0:  # the sign convention can flip on near-ties of the largest entries
+                    n_c, b_c = -n_c, -b_c
+                if float(n2 @ n_c) > 1 - 1e-6 and abs(b2 - b_c) < 1e-4 * (1 + abs(b_c)):
                     seen.add(line)
-                    if xn < x2:
-                        planes[k] = (n_c, b_c, xn, seen)
+                    if qual > q2:
+                        planes[k] = (n_c, b_c, qual, seen)
                     break
             else:
-                planes.append((n_c, b_c, xn, {line}))
-        if line >= 1 and sum(len(pl[3]) >= 2 for pl in planes) >= n1:
+                planes.append((n_c, b_c, qual, {line}))
+                new += 1
+        if line >= 3 and sum(len(pl[3]) >= 2 for pl in planes) >= n1:
             break
+        if line >= 3 and new == 0 and all(len(pl[3]) >= 2 for pl in planes):
+            break  # a line that only re-saw known hyperplanes: the rest are invisible
     # a neuron's hyperplane is crossed by every line; a kink seen on one line only is a misreading
     # (two kinks too close for the float steps) unless only one line was used
     if used >= 2:
