@@ -85,62 +85,86 @@ def main(argv=None) -> int:
     ap.add_argument("--depths", default="4,5,6")
     ap.add_argument("--widths", default="5,10,15")
     ap.add_argument("--regions-widths", default="5",
-                    help="widths for which the exact region complex is tried first (default 5)")
-    ap.add_argument("--regions-timeout", type=float, default=60.0)
-    ap.add_argument("--max-seconds-per-config", type=float, default=120.0,
+                    help="widths for which the exact region complex is tried when the sampled rank stays "
+                         "below the proved upper bound (default 5)")
+    ap.add_argument("--regions-timeout", type=float, default=10.0)
+    ap.add_argument("--certify-widths", default="5",
+                    help="widths for which every LOCALLY-IDENTIFIABLE certificate is written and checked by "
+                         "proofs/check.py (default 5; the checker's pure-Python determinant is slow above)")
+    ap.add_argument("--max-seconds-per-config", type=float, default=600.0,
                     help="stop a configuration early (fewer networks, reported) after this long")
     ap.add_argument("--detail", action="store_true", help="also print one line per network")
     args = ap.parse_args(argv)
     depths = [int(t) for t in args.depths.split(",")]
     widths = [int(t) for t in args.widths.split(",")]
     rwidths = {int(t) for t in args.regions_widths.split(",") if t}
-    print("| arch (depth L) | D | D-N | nets | exact (from regions / reached bound) | lower bounds | "
-          "mean exact-or-lb rank | mean float rank | float < exact | float > lb | float = | s/net mean (max) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    cwidths = {int(t) for t in args.certify_widths.split(",") if t}
+    print("| arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | "
+          "mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | "
+          "certificates checked (s each) | s/net mean (max) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     detail = []
+    t_all = time.perf_counter()
     for L in depths:
         for w in widths:
             arch = (w,) * L + (1,)
             t_start = time.perf_counter()
             recs = []
             D = N = 0
+            certs = []
             for seed in range(args.count):
                 net = random_network(arch, seed=seed)
                 D, N = net.num_parameters, net.num_hidden
                 t0 = time.perf_counter()
-                use_r = w in rwidths
-                r = functional_dimension(net, use_regions=use_r, timeout=args.regions_timeout,
+                r = functional_dimension(net, use_regions=w in rwidths, timeout=args.regions_timeout,
                                          max_cells=100000, seed=seed)
                 dt = time.perf_counter() - t0
+                if r.locally_identifiable and w in cwidths:
+                    t1 = time.perf_counter()
+                    ok = _certify_and_check(net, r)
+                    certs.append((ok, time.perf_counter() - t1))
                 fr = float_rank(net, 2 * D, seed)
-                recs.append((seed, r.functional_dimension, r.status, r.point_source, r.upper_bound, fr, dt))
-                detail.append((arch, seed, r.functional_dimension, r.status, r.point_source, r.upper_bound, D - N, fr, dt))
+                how = "bound" if r.status == "exact" and r.rank.method == "minor=bound" else r.point_source
+                recs.append((seed, r.functional_dimension, r.status, how, r.upper_bound, fr, dt))
+                detail.append((arch, seed, r.functional_dimension, r.status, how, r.upper_bound, D - N, fr, dt))
                 if time.perf_counter() - t_start > args.max_seconds_per_config:
                     break
             n = len(recs)
-            ex_reg = sum(1 for r in recs if r[2] == "exact" and r[3] == "regions")
-            ex_bnd = sum(1 for r in recs if r[2] == "exact" and r[3] != "regions")
-            lbs = sum(1 for r in recs if r[2] != "exact")
-            exact_recs = [r for r in recs if r[2] == "exact"]
+            ex_bnd = sum(1 for r in recs if r[2] == "exact" and r[3] == "bound")
+            ex_reg = sum(1 for r in recs if r[2] == "exact" and r[3] != "bound")
             lb_recs = [r for r in recs if r[2] != "exact"]
-            f_lt = sum(1 for r in exact_recs if r[5] < r[1])
+            exact_recs = [r for r in recs if r[2] == "exact"]
+            f_wrong = sum(1 for r in exact_recs if r[5] != r[1])
             f_gt = sum(1 for r in lb_recs if r[5] > r[1])
-            f_eq = sum(1 for r in recs if r[5] == r[1])
             times = [r[6] for r in recs]
+            ctxt = (f"{sum(ok for ok, _ in certs)}/{len(certs)} ({statistics.mean(t for _, t in certs):.2f})"
+                    if certs else "-")
             print(
-                f"| {','.join(map(str, arch))} ({L}) | {D} | {D - N} | {n} | {ex_reg} / {ex_bnd} | {lbs} | "
-                f"{statistics.mean(r[1] for r in recs):.1f} | {statistics.mean(r[5] for r in recs):.1f} | "
-                f"{f_lt}/{len(exact_recs)} | {f_gt}/{len(lb_recs)} | {f_eq}/{n} | "
-                f"{statistics.mean(times):.2f} ({max(times):.2f}) |",
+                f"| {','.join(map(str, arch))} ({L}) | {D} | {D - N} | {n} | {ex_bnd} / {ex_reg} | {len(lb_recs)} | "
+                f"{statistics.mean(r[1] for r in recs):.1f} | {statistics.mean(r[4] for r in recs):.1f} | "
+                f"{statistics.mean(r[5] for r in recs):.1f} | {f_wrong}/{len(exact_recs)} | {f_gt}/{len(lb_recs)} | "
+                f"{ctxt} | {statistics.mean(times):.2f} ({max(times):.2f}) |",
                 flush=True,
             )
+    print(f"\ntotal {time.perf_counter() - t_all:.0f} s")
     if args.detail:
         print()
-        print("| arch | seed | rank | status | points | proved upper | D-N | float | s |")
+        print("| arch | seed | rank | status | how | proved upper | D-N | float | s |")
         print("|---|---|---|---|---|---|---|---|---|")
         for a, sd, rk, st, src, up, b, fr, dt in detail:
             print(f"| {','.join(map(str, a))} | {sd} | {rk} | {st} | {src} | {up} | {b} | {fr} | {dt:.2f} |")
     return 0
+
+
+def _certify_and_check(net, res) -> bool:
+    """Write the LOCALLY-IDENTIFIABLE certificate of ``res`` and check it with the independent checker."""
+    from exactnet.certificate import check_certificate_text, write_certificate
+    from exactnet.fdim import local_identifiability_body
+
+    text = write_certificate("LOCALLY-IDENTIFIABLE", net, local_identifiability_body(net, res))
+    chk = check_certificate_text(text, network=net)
+    ok = getattr(chk, "verified", None)
+    return bool(chk[0] if ok is None else ok)
 
 
 if __name__ == "__main__":

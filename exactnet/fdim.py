@@ -106,6 +106,8 @@ __all__ = [
     "ModularJacobian",
     "sign_facts",
     "sample_batch",
+    "prove_constant_signs",
+    "prove_never_coactive",
 ]
 
 
@@ -506,7 +508,8 @@ def _deficient_observed(net: Network, obs_any, obs_all) -> list[dict]:
     return _reason_list(net, seen, "observed")
 
 
-def sign_facts(net: Network) -> tuple[set, set, set, set]:
+def sign_facts(net: Network, proved_dead: frozenset = frozenset(),
+               proved_active: frozenset = frozenset()) -> tuple[set, set, set, set]:
     """``(dead, active, zero, irrelevant)`` hidden neurons ``(l, i)`` proved from the weights alone.
 
     By induction over the layers, on all of ``R^n0``: *dead* (``h_(l,i) = 0`` everywhere): layer 1 with
@@ -516,6 +519,9 @@ def sign_facts(net: Network) -> tuple[set, set, set, set]:
     ``= 0`` everywhere, so no input is strictly generic): ``b = 0`` and ``W[i, j] = 0`` on the inputs not
     dead. *Irrelevant* (downstream sensitivity ``c_(l,i) = 0`` at every strictly generic input): dead,
     or every ``k`` with ``W_(l+1)[k, i] != 0`` is an irrelevant hidden neuron.
+
+    ``proved_dead`` / ``proved_active``: neurons proved by :func:`prove_constant_signs` to have
+    pre-activation ``<= 0`` / ``>= 0`` on all of ``R^n0``; they join the induction.
     """
     L, A = net.depth, net.architecture
     dead: set = set()
@@ -526,6 +532,12 @@ def sign_facts(net: Network) -> tuple[set, set, set, set]:
         for i in range(A[l]):
             live = [W[i][j] for j in range(A[l - 1]) if (l - 1, j) not in dead and W[i][j] != 0] if l > 1 else \
                 [w for w in W[i] if w != 0]
+            if (l, i) in proved_dead:
+                dead.add((l, i))
+                continue
+            if (l, i) in proved_active:
+                active.add((l, i))
+                continue
             if l == 1 and live:
                 continue
             if not live and b[i] == 0:
@@ -543,7 +555,9 @@ def sign_facts(net: Network) -> tuple[set, set, set, set]:
     return dead, active, zero, irr
 
 
-def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
+def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
+                      proved_active: frozenset = frozenset(),
+                      never_coactive: frozenset = frozenset()) -> tuple[list[list[fmpq]], list[dict]]:
     """Vectors proved to lie in the kernel of every row ``J(z)``, ``z`` in ``Z_theta``.
 
     With the facts of :func:`sign_facts`:
@@ -551,7 +565,9 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
     * the scaling tangent ``v_(l,i)`` of every hidden neuron (always in the kernel);
     * unit vectors of the parameters whose column is identically zero on ``Z_theta``:
       ``d f/d W_l[i,j] = c_(l,i) h_(l-1,j)`` and ``d f/d b_l[i] = c_(l,i)`` vanish when ``(l,i)``
-      is irrelevant (``c = 0``), and ``d f/d W_l[i,j]`` when ``(l-1,j)`` is dead (``h = 0``);
+      is irrelevant (``c = 0``), and ``d f/d W_l[i,j]`` when ``(l-1,j)`` is dead (``h = 0``) or when
+      ``((l,i), (l-1,j))`` is in ``never_coactive`` (proved: never both pre-activations ``> 0``; at a
+      strictly generic point one of ``c_(l,i)`` and ``h_(l-1,j)`` is then 0);
     * for the set ``S`` of stably active neurons of a layer (active at every strictly generic
       point): the bias shift ``e_(b_l[a]) - sum_k W_(l+1)[k,a] e_(b_(l+1)[k])`` of each ``a`` in ``S``,
       and for ``a != a'`` in ``S`` the mixing tangent (row ``a`` of ``(W_l, b_l)`` plus ``t`` times row
@@ -564,7 +580,7 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
     functional dimension, also when some incoming rows are zero.
     """
     D, L, A = net.num_parameters, net.depth, net.architecture
-    dead, active, zero_n, irr = sign_facts(net)
+    dead, active, zero_n, irr = sign_facts(net, proved_dead, proved_active)
     vecs: list[list[fmpq]] = []
     found: list[dict] = []
     zero = fmpq(0)
@@ -579,7 +595,8 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
         for i in range(A[l]):
             hidden = l < L
             for j in range(A[l - 1]):
-                if (hidden and (l, i) in irr) or (l > 1 and (l - 1, j) in dead):
+                if (hidden and (l, i) in irr) or (l > 1 and (l - 1, j) in dead) or \
+                        ((l, i), (l - 1, j)) in never_coactive:
                     unit(net.parameter_index(l, i, j))
             if hidden and (l, i) in irr:
                 unit(net.parameter_index(l, i, None))
@@ -615,8 +632,9 @@ def structural_kernel(net: Network) -> tuple[list[list[fmpq]], list[dict]]:
         for i in range(A[l]):
             for name, group in (("stably-active", active), ("dead", dead), ("identically-zero", zero_n)):
                 if (l, i) in group:
+                    proved = (l, i) in proved_dead or (l, i) in proved_active
                     found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": name,
-                                  "scope": "structural"})
+                                  "scope": "proved-lp" if proved else "structural"})
             if (l, i) in irr and (l, i) not in dead and any(net.weights(l + 1)[k][i] != 0 for k in range(A[l + 1])):
                 found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": "no-path-to-output",
                               "scope": "structural"})
@@ -634,6 +652,223 @@ def _kernel_rank_lower(vecs: list[list[fmpq]], D: int) -> int:
         if all(v is not None for row in res for v in row):
             return rank_rows_mod_p(np.array(res, dtype=np.int64).reshape(len(vecs), D), p)[0]
     return certified_rank(vecs, D).rank  # pragma: no cover - denominators divisible by every prime
+
+
+# ----------------------------------------------------------------- constant signs by LP
+def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
+    """Exact ``lam >= 0`` supported on ``S`` proving ``c.v + c0 <= 0`` on ``{G v + g >= 0}`` (or emptiness).
+
+    Feasible form: ``G_S^T lam = -c`` and ``c0 + lam.g <= 0``. Empty form: ``G_S^T lam = 0``,
+    ``sum lam = 1`` and ``lam.g < 0``. Solved exactly (``fmpq_mat.rref``), then checked.
+    """
+    from flint import fmpq_mat
+
+    if not S:
+        return None
+    n = len(G[0])
+    rows = [[G[k][j] for k in S] + [(-c[j]) if not infeasible else fmpq(0)] for j in range(n)]
+    if infeasible:
+        rows.append([fmpq(1)] * len(S) + [fmpq(1)])
+    E, rank = fmpq_mat(rows).rref()
+    E = E.tolist()
+    lam = [fmpq(0)] * len(S)
+    for i in range(rank):
+        piv = next(j for j, v in enumerate(E[i]) if v != 0)
+        if piv == len(S):
+            return None  # inconsistent
+        lam[piv] = E[i][-1]
+    if any(v < 0 for v in lam):
+        return None
+    # re-check the identity exactly (independent of the elimination)
+    for j in range(n):
+        acc = sum((lam[t] * G[k][j] for t, k in enumerate(S) if lam[t]), fmpq(0))
+        if acc != (fmpq(0) if infeasible else -c[j]):
+            return None
+    val = sum((lam[t] * g[k] for t, k in enumerate(S) if lam[t]), fmpq(0))
+    if infeasible:
+        return lam if val < 0 and sum(lam, fmpq(0)) == 1 else None
+    return lam if c0 + val <= 0 else None
+
+
+def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dead: set, active: set,
+                           max_nodes: int = 60, partner: tuple[int, int] | None = None):
+    """Prove ``sign * z_target(x) <= 0`` for every ``x`` in ``R^n0`` (branch and bound, exact dual certificates).
+
+    With ``partner`` (a neuron of the layer below the target's): prove instead that no ``x``
+    has ``z_target(x) > 0`` and ``z_partner(x) > 0`` (``sign`` must be 1). In both cases the LP
+    maximizes an extra variable ``t`` under ``e(v) - t >= 0`` for each expression ``e``
+    required positive; a certificate ``sup t <= 0`` proves that they are never all positive.
+
+    Variables ``v = (x, h_k for every hidden neuron k below the target's layer)``. A node fixes
+    some neurons active (``h = y >= 0``) or inactive (``h = 0 >= y``); the others are relaxed to
+    ``h >= 0, h >= y`` (a superset of the graph of ReLU). Neurons in ``dead`` / ``active`` (already
+    proved ``z <= 0`` / ``z >= 0`` everywhere) are fixed. The two children of a node cover it, so
+    the leaves cover ``R^n0``; every leaf is closed by exact multipliers (:func:`_exact_multipliers`)
+    found from the float LP's duals (floats only propose). Returns ``(True, None)`` when proved,
+    ``(False, x)`` with an exact point where ``sign * z > 0`` when one was found, ``(None, None)``
+    when undecided within ``max_nodes``.
+    """
+    import numpy as np
+    from scipy.optimize import linprog
+
+    lt, it = target
+    n0 = net.input_dim
+    index: dict = {}
+    nv = n0
+    for l in range(1, lt):
+        for i in range(net.architecture[l]):
+            index[(l, i)] = nv
+            nv += 1
+    zero = fmpq(0)
+
+    def affine(l, i):  # y_(l,i) as (coefficients over v, constant)
+        a = [zero] * nv
+        W, b = net.weights(l)[i], net.biases(l)[i]
+        for j, w in enumerate(W):
+            if w:
+                a[j if l == 1 else index[(l - 1, j)]] = w
+        return a, b
+
+    Y = {k: affine(*k) for k in index}
+    tgt = [affine(lt, it)]
+    tgt = [([sign * v for v in tgt[0][0]], sign * tgt[0][1])]
+    if partner is not None:
+        tgt.append(affine(*partner))
+    nv += 1  # the variable t, last
+    Y = {k: (a + [zero], b) for k, (a, b) in Y.items()}
+    tgt = [(a + [fmpq(-1)], b) for a, b in tgt]
+    obj_a = [zero] * (nv - 1) + [fmpq(1)]
+    obj_c = zero
+
+    def unit(k, s=1):
+        a = [zero] * nv
+        a[index[k]] = fmpq(s)
+        return a
+
+    def constraints(state):
+        G, g = [], []
+        for k, (a, b) in Y.items():
+            st = state.get(k, "dead" if k in dead else ("active" if k in active else "relaxed"))
+            hk = unit(k)
+            if st in ("active",):
+                G.append([h - y for h, y in zip(hk, a)]); g.append(-b)  # h - y >= 0
+                G.append([y - h for h, y in zip(hk, a)]); g.append(b)   # y - h >= 0
+                G.append(list(a)); g.append(b)                         # y >= 0
+            elif st in ("dead",):
+                G.append(hk); g.append(zero)
+                G.append(unit(k, -1)); g.append(zero)
+                G.append([-y for y in a]); g.append(-b)               # y <= 0
+            else:
+                G.append(hk); g.append(zero)
+                G.append([h - y for h, y in zip(hk, a)]); g.append(-b)
+        for a, b in tgt:  # e(v) - t >= 0
+            G.append(list(a)); g.append(b)
+        return G, g
+
+    def fl(M):
+        return np.array([[float(v) for v in row] for row in M], dtype=float).reshape(len(M), nv)
+
+    stack = [{}]
+    nodes = 0
+    cobj = np.array([float(v) for v in obj_a])
+    while stack:
+        nodes += 1
+        if nodes > max_nodes:
+            return None, None
+        state = stack.pop()
+        G, g = constraints(state)
+        Gf, gf = fl(G), np.array([float(v) for v in g])
+        res = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=[(None, None)] * nv, method="highs")
+        if res.status == 2:  # infeasible: Farkas multipliers from the slack LP
+            Ga = np.hstack([Gf, np.ones((len(G), 1))])
+            r2 = linprog(np.r_[np.zeros(nv), 1.0], A_ub=-Ga, b_ub=gf,
+                         bounds=[(None, None)] * nv + [(0, None)], method="highs")
+            if r2.status != 0:
+                return None, None
+            lamf = -r2.ineqlin.marginals
+            S = [k for k in range(len(G)) if lamf[k] > 1e-9]
+            if _exact_multipliers(G, g, obj_a, obj_c, S, infeasible=True) is None:
+                return None, None
+            continue
+        if res.status == 0:
+            lamf = -res.ineqlin.marginals
+            S = [k for k in range(len(G)) if lamf[k] > 1e-9]
+            if -res.fun + float(obj_c) <= 1e-9 and _exact_multipliers(G, g, obj_a, obj_c, S, False) is not None:
+                continue
+            v = res.x
+        elif res.status == 3:  # unbounded: a bounded copy only to choose the branching neuron
+            r3 = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=[(-1e6, 1e6)] * nv, method="highs")
+            if r3.status != 0:
+                return None, None
+            v = r3.x
+        else:
+            return None, None
+        # the most violated relaxed neuron (h above relu(y))
+        best, bk = 1e-9, None
+        for k, (a, b) in Y.items():
+            if k in state or k in dead or k in active:
+                continue
+            y = float(sum(float(ai) * v[j] for j, ai in enumerate(a) if ai)) + float(b)
+            gap = v[index[k]] - max(0.0, y)
+            if gap > best:
+                best, bk = gap, k
+        if bk is None:  # the LP point is a true network point: try it exactly
+            x = [fmpq(round(t * 4096), 4096) for t in v[:n0]]
+            z = net.preactivations(x)
+            if sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0):
+                return False, x
+            return None, None
+        for st in ("dead", "active"):
+            child = dict(state)
+            child[bk] = st
+            stack.append(child)
+    return True, None
+
+
+def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,
+                         max_nodes: int = 60) -> tuple[frozenset, list]:
+    """Pairs ``((l,i), (l-1,j))`` proved never both positive (exact LP certificates), and witness points."""
+    if importlib.util.find_spec("scipy") is None:
+        return frozenset(), []
+    t0 = time.perf_counter()
+    proved, witnesses = set(), []
+    for b, a in pairs:
+        if time.perf_counter() - t0 > budget:
+            break
+        ok, x = _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=max_nodes, partner=a)
+        if ok:
+            proved.add((b, a))
+        elif x is not None:
+            witnesses.append(x)
+    return frozenset(proved), witnesses
+
+
+def prove_constant_signs(net: Network, candidates_dead, candidates_active, budget: float = 10.0,
+                         max_nodes: int = 60) -> tuple[frozenset, frozenset, list]:
+    """Neurons proved dead (``z <= 0`` on ``R^n0``) / stably active (``z >= 0``) among the candidates.
+
+    Candidates are processed layer by layer, so that facts proved for earlier layers fix
+    those neurons in later proofs. Returns the two sets and the exact points found where a
+    candidate has the other sign (useful sample points). Undecided candidates are skipped.
+    """
+    if importlib.util.find_spec("scipy") is None:
+        return frozenset(), frozenset(), []
+    t0 = time.perf_counter()
+    dead, active = set(sign_facts(net)[0]), set(sign_facts(net)[1])
+    proved_dead, proved_active, witnesses = set(), set(), []
+    todo = sorted({(k, -1) for k in candidates_dead} | {(k, 1) for k in candidates_active})
+    for (k, s) in todo:
+        if time.perf_counter() - t0 > budget:
+            break
+        if k in dead or k in active or k[0] == 1:
+            continue
+        ok, x = _neuron_never_positive(net, k, -s if s == 1 else 1, dead, active, max_nodes=max_nodes)
+        if ok:
+            (proved_active if s == 1 else proved_dead).add(k)
+            (active if s == 1 else dead).add(k)
+        elif x is not None:
+            witnesses.append(x)
+    return frozenset(proved_dead), frozenset(proved_active), witnesses
 
 
 @dataclass
@@ -724,6 +959,8 @@ def functional_dimension(
     timeout: float | None = 60.0,
     max_points: int | None = None,
     seed: int = 0,
+    prove_signs: bool = True,
+    sign_budget: float = 10.0,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -759,46 +996,83 @@ def functional_dimension(
     p = mj.p
     limit = max_points if max_points is not None else 12 * D
     pts: list[list[fmpq]] = []
-    basis_rows = np.zeros((0, D), dtype=np.int64)
-    basis: list[int] = []  # global row indices (point k, output o -> k m + o)
     obs_any = [np.zeros(n, dtype=bool) for n in net.architecture[1:-1]]
     obs_all = [np.ones(n, dtype=bool) for n in net.architecture[1:-1]]
     seen_patterns: set = set()
-    r, k, stale = 0, 0, 0
-    while len(pts) < limit and r < upper and stale < 3:
-        want = min(max((upper - r) // m + 8, D // 2, 16), limit - len(pts))
-        batch = sample_batch(net, k, want, seed=seed)
-        k += 1
+    A_ = net.architecture
+    coact = [None] + [np.zeros((A_[l + 1], A_[l]), dtype=bool) for l in range(1, net.depth - 1)]
+    st = {"r": 0, "basis": [], "rows": np.zeros((0, D), dtype=np.int64)}
+
+    def absorb(batch) -> bool:
+        """Add the strictly generic points of ``batch``; True when the rank grew."""
         if not batch:
-            stale += 1
-            continue
+            return False
         masks, strict = mj.patterns(batch)
         X, ok = mj.point_residues(batch)
         keep = [i for i in ok if strict[i]]
         if not keep:
-            stale += 1
-            continue
-        sel = np.array(keep)
-        masks = [M[:, sel] for M in masks]
-        X = X[[ok.index(i) for i in keep]] if len(keep) != len(ok) else X
+            return False
+        masks = [M[:, np.array(keep)] for M in masks]
+        if len(keep) != len(ok):
+            X = X[[ok.index(i) for i in keep]]
         for l, M in enumerate(masks):
             obs_any[l] |= M.any(axis=1)
             obs_all[l] &= M.all(axis=1)
-        packed = np.packbits(np.concatenate(masks, axis=0), axis=0) if masks else np.zeros((0, len(keep)), np.uint8)
+            if l:
+                coact[l] |= (M.astype(np.int64) @ masks[l - 1].T.astype(np.int64)) > 0
+        packed = np.packbits(np.concatenate(masks, axis=0), axis=0)
         seen_patterns.update(packed[:, i].tobytes() for i in range(len(keep)))
         rows = mj.rows(X, masks)
         first = len(pts) * m
         pts.extend(batch[i] for i in keep)
-        cand = np.concatenate([basis_rows, rows], axis=0)
+        cand = np.concatenate([st["rows"], rows], axis=0)
         r_new, R = rank_rows_mod_p(cand, p)
-        gidx = basis + list(range(first, first + rows.shape[0]))
-        basis = [gidx[i] for i in R]
-        basis_rows = cand[R]
-        stale = stale + 1 if r_new == r else 0
-        r = r_new
+        gidx = st["basis"] + list(range(first, first + rows.shape[0]))
+        st["basis"] = [gidx[i] for i in R]
+        st["rows"] = cand[R]
+        grew = r_new > st["r"]
+        st["r"] = r_new
+        return grew
+
+    k, stale = 0, 0
+    while len(pts) < limit and st["r"] < upper and stale < 3:
+        want = min(max((upper - st["r"]) // m + 8, D // 2, 16), limit - len(pts))
+        grew = absorb(sample_batch(net, k, want, seed=seed))
+        k += 1
+        stale = 0 if grew else stale + 1
+    lp_note = ""
+    if st["r"] < upper and prove_signs and net.depth > 2 and pts:
+        # Suspects: hidden neurons never / always active on the sample, not yet known structurally.
+        known = {(d["layer"], d["index"]) for d in structural}
+        cd = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
+              if not obs_any[l - 1][i] and (l, i) not in known]
+        ca = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
+              if obs_all[l - 1][i] and (l, i) not in known]
+        pdead, pact, wit = prove_constant_signs(net, cd, ca, budget=sign_budget)
+        if wit:
+            absorb([q for x in wit for q in [x] + neighbour_points(net, x)
+                    if _strict_pattern(net, x) is not None])
+        pairs = []
+        dd, aa, _, irr = sign_facts(net, pdead, pact)
+        for l in range(2, net.depth):
+            for i in range(A_[l]):
+                for j in range(A_[l - 1]):
+                    if not coact[l - 1][i, j] and not {(l, i), (l - 1, j)} & (dd | irr):
+                        pairs.append(((l, i), (l - 1, j)))
+        pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget)
+        if wit2:
+            absorb([q for x in wit2 for q in [x] + neighbour_points(net, x)
+                    if _strict_pattern(net, x) is not None])
+        if pdead or pact or pco:
+            kvecs, structural = structural_kernel(net, pdead, pact, pco)
+            upper = D - _kernel_rank_lower(kvecs, D)
+            lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
+                       f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
+                       f", {len(pco)} pairs never both active")
+    r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")
-    note = f"{len(pts)} sampled points, rank modulo {p}"
+    note = f"{len(pts)} sampled points, rank modulo {p}{lp_note}"
     region_note = ""
     rr = None
     ps: PointSet | None = None
