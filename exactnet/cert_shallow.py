@@ -15,7 +15,7 @@ import hashlib
 from .network import Network
 from .qq import q_str
 
-__all__ = ["certificate_for", "network_lines", "frame"]
+__all__ = ["certificate_for", "network_lines", "frame", "corpus_certificates"]
 
 
 def network_lines(net: Network, name: str = "network") -> list[str]:
@@ -49,3 +49,34 @@ def certificate_for(net: Network, verdict) -> str:
     except ImportError:
         return frame(verdict.verdict, net, verdict.body, other)
     return write_certificate(verdict.verdict, net, verdict.body, other=other)
+
+
+def _net(W, b, V, d) -> Network:
+    return Network.from_lists([(W, b), (V, d)])
+
+
+def corpus_certificates() -> dict[str, str]:
+    """Checker corpus entries for rule ``shallow-2``: ``{"<folder>/<name>.cert": text}``.
+
+    ``tests/certs/generate.py`` may call this; ``tests/test_cert_shallow.py`` checks the stored
+    files equal it. Invalid entries are IDENTIFIABLE claims that are false or unprovable."""
+    from .shallow import decide_shallow
+
+    good = _net([[1, 0], [-1, 0], [1, 1]], [0, 0, 1], [[1, 2, 1], [0, 1, 1]], [0, 0])
+    v = decide_shallow(good)
+    assert v.verdict == "IDENTIFIABLE" and v.body == ["rule shallow-2"]
+    claim = ["rule shallow-2"]
+    wide = _net([[1, 0], [-1, 0]] + [[k, k * k - 7] for k in range(1, 15)], [0] * 16,
+                [[1, 2] + [1] * 14], [0])
+    return {
+        "valid/identifiable_pair_2_3_2.cert": certificate_for(good, v),
+        "invalid/shallow2_modes__E_MODES.cert": frame("IDENTIFIABLE", _net([[1], [-1], [1]], [0, 0, -1], [[1, 2, 1]], [0]), claim),
+        "invalid/shallow2_dependent__E_DEPENDENT.cert": frame(
+            "IDENTIFIABLE", _net([[1], [-1], [1], [-1]], [0, 0, -1, 1], [[1, 2, 1, 2]], [0]), claim),
+        "invalid/shallow2_invisible__E_INVISIBLE.cert": frame(
+            "IDENTIFIABLE", _net([[1], [-1], [1]], [0, 0, -1], [[1, -1, 1]], [0]), claim),
+        "invalid/shallow2_same_orientation__E_SAME_HYPERPLANE.cert": frame(
+            "IDENTIFIABLE", _net([[1], [2]], [0, 0], [[1, 1]], [0]), claim),
+        "invalid/shallow2_limit__E_LIMIT.cert": frame("IDENTIFIABLE", wide, claim),
+        "malformed/shallow2_extra_line__E_SYNTAX.cert": frame("IDENTIFIABLE", good, claim + ["exclude exhaustive"]),
+    }

@@ -1,0 +1,133 @@
+"""IDENTIFIABLE rule shallow-2 (Theorem 4): corpus, oracle-decided mutants, Hypothesis properties.
+
+The oracle is exactnet's decision (``decide_shallow``) on the mutated network, whose
+HIDDEN-SYMMETRY answers carry a theta' checked here by exact equivalence and orbit keys: the
+checker must never accept an IDENTIFIABLE claim for a network with such a theta'.
+"""
+
+import os
+import random
+
+from flint import fmpq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from exactnet.cert_shallow import certificate_for, corpus_certificates, frame
+from exactnet.network import Network
+from exactnet.shallow import decide_shallow, invariants, orbit_key, shallow_equivalent
+from exactnet.strategies import rationals
+from exactnet.symmetry import random_orbit_element
+from proofs.check import check_text
+
+CERTS = os.path.join(os.path.dirname(__file__), "certs")
+
+
+def _net(W, b, V, d):
+    return Network.from_lists([(W, b), (V, d)])
+
+
+def _pts(n0, k=15, seed=0):
+    rng = random.Random(seed)
+    return [[fmpq(rng.randint(-30, 30), rng.randint(1, 7)) for _ in range(n0)] for _ in range(k)]
+
+
+def _assert_hidden(net, v):
+    assert shallow_equivalent(net, v.other).equivalent
+    assert net.evaluate_batch(_pts(net.input_dim)) == v.other.evaluate_batch(_pts(net.input_dim))
+    assert orbit_key(net) != orbit_key(v.other)
+    assert check_text(certificate_for(net, v))[:2] == (0, "s VERIFIED HIDDEN-SYMMETRY")
+
+
+def test_stored_corpus_files_equal_the_generator():
+    for name, text in corpus_certificates().items():
+        with open(os.path.join(CERTS, name), encoding="ascii", newline="") as fh:
+            assert fh.read() == text, name
+
+
+IDENT = [
+    _net([[1, 0], [-1, 0], [1, 1]], [0, 0, 1], [[1, 2, 1], [0, 1, 1]], [0, 0]),
+    _net([[1, 0], [-1, 0], [0, 1], [0, -1]], [0, 0, 0, 0], [[1, 2, 1, 2], [1, 1, 3, -1]], [0, 0]),
+    _net([[1, 0], [-1, 0], [0, 1]], [0, 0, 0], [[1, 2, 1]], [0]),
+    _net([[2, 1, 0], [-4, -2, 0], [0, 1, 1], [1, 0, -1]], [1, -2, 0, 3], [[1, 3, 2, -1], [2, 1, 0, 1]], [0, 1]),
+]
+
+
+def test_identifiable_examples_with_pairs_verify():
+    for net in IDENT:
+        v = decide_shallow(net)
+        assert v.verdict == "IDENTIFIABLE" and v.body == ["rule shallow-2"], v.reason
+        assert check_text(certificate_for(net, v))[:2] == (0, "s VERIFIED IDENTIFIABLE")
+
+
+def _mutants(net, rng, k=40):
+    flat = net.flatten()
+    for _ in range(k):
+        i = rng.randrange(len(flat))
+        p = list(flat)
+        p[i] = p[i] + rng.choice([1, -1, fmpq(1, 2), -2]) if rng.random() < 0.7 else -p[i]
+        if rng.random() < 0.3:  # also try to land on a special value
+            p[i] = rng.choice([fmpq(0), -flat[i], 2 * flat[i]])
+        yield Network.unflatten(net.architecture, p)
+
+
+def test_oracle_decided_mutants_of_shallow_2_claims():
+    rng = random.Random(5)
+    rejected = accepted = 0
+    for net in IDENT:
+        for mut in _mutants(net, rng):
+            rc = check_text(frame("IDENTIFIABLE", mut, ["rule shallow-2"]))[0]
+            v = decide_shallow(mut)
+            if v.verdict == "HIDDEN-SYMMETRY":
+                _assert_hidden(mut, v)
+                assert rc == 1, [str(x) for x in mut.flatten()]
+            if rc == 0:
+                assert v.verdict == "IDENTIFIABLE"
+                accepted += 1
+            else:
+                rejected += 1
+    assert rejected > 20 and accepted > 5
+
+
+@st.composite
+def paired_networks(draw, max_n0=3, max_n=5, max_m=2):
+    """A shallow network with at least one opposite pair planted: neuron 1 = -c * neuron 0."""
+    n0 = draw(st.integers(1, max_n0))
+    n = draw(st.integers(2, max_n))
+    m = draw(st.integers(1, max_m))
+    W = [[draw(rationals(max_num=3, max_den=2)) for _ in range(n0)] for _ in range(n)]
+    b = [draw(rationals(max_num=3, max_den=2)) for _ in range(n)]
+    c = draw(rationals(max_num=3, max_den=2, nonzero=True))
+    c = abs(c)
+    W[1] = [-c * x for x in W[0]]
+    b[1] = -c * b[0]
+    if draw(st.booleans()) and n >= 4:  # a second pair
+        W[3] = [-x for x in W[2]]
+        b[3] = -b[2]
+    V = [[draw(rationals(max_num=3, max_den=2)) for _ in range(n)] for _ in range(m)]
+    d = [draw(rationals()) for _ in range(m)]
+    return _net(W, b, V, d)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(paired_networks(), st.integers(0, 10**6))
+def test_verdicts_with_pairs_are_checked_and_orbit_invariant(net, seed):
+    v = decide_shallow(net)
+    assert v.verdict in ("IDENTIFIABLE", "HIDDEN-SYMMETRY"), v.reason  # small: always decided
+    if v.verdict == "HIDDEN-SYMMETRY":
+        _assert_hidden(net, v)
+    else:
+        assert check_text(certificate_for(net, v))[:2] == (0, "s VERIFIED IDENTIFIABLE")
+    g = random_orbit_element(net, seed)
+    assert decide_shallow(g).verdict == v.verdict
+    assert invariants(g) == invariants(net)
+
+
+@settings(max_examples=60, deadline=None)
+@given(paired_networks(max_n0=2, max_n=4, max_m=1))
+def test_scalar_output_two_pairs_never_identifiable(net):
+    # Corollary of Theorem 4: m = 1 and two visible opposite pairs -> two spare neurons make any
+    # linear term
+    from exactnet.shallow import _classes, _theorem4_applies
+    cls = _classes(net)
+    if _theorem4_applies(net, cls) and sum(C.pair for C in cls) >= 2:
+        assert decide_shallow(net).verdict == "HIDDEN-SYMMETRY"
