@@ -368,9 +368,9 @@ def _rank(vecs: list[list[fmpq]], R: list[int]) -> int:
 
 
 #: Largest number of ``(T, nu)`` pairs of Theorem 4 enumerated for a certificate (checker too).
-MAX_MODE_CONFIGS = 2 ** 14
+MAX_MODE_CONFIGS = 2 ** 12
 #: Largest number of ``(T, nu)`` pairs searched for a witness when the certificate limit is exceeded.
-MAX_MODE_SEARCH = 2 ** 14
+MAX_MODE_SEARCH = 2 ** 10
 
 
 @dataclass

@@ -16,7 +16,7 @@ from math import comb
 __all__ = ["MAX_EXHAUSTIVE", "MAX_MODE_CONFIGS", "check"]
 
 MAX_EXHAUSTIVE = 24
-MAX_MODE_CONFIGS = 2 ** 14
+MAX_MODE_CONFIGS = 2 ** 12
 Z = Fraction(0)
 
 
