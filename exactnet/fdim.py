@@ -945,6 +945,15 @@ def sample_batch(net: Network, k: int, want: int, seed: int = 0) -> list[list[fm
     return out
 
 
+def _with_neighbours(net: Network, xs) -> list[list[fmpq]]:
+    """The strictly generic points of ``xs``, each with its :func:`neighbour_points`."""
+    out = []
+    for x in xs:
+        if _strict_pattern(net, x) is not None:
+            out += [x] + neighbour_points(net, x)
+    return out
+
+
 def _undefined_result(net, t0, upper, deficient, note) -> FdimResult:
     D, N = net.num_parameters, net.num_hidden
     rr = RankResult(0, True, (), (), 0, "undefined", upper)
@@ -1050,8 +1059,7 @@ def functional_dimension(
               if obs_all[l - 1][i] and (l, i) not in known]
         pdead, pact, wit = prove_constant_signs(net, cd, ca, budget=sign_budget)
         if wit:
-            absorb([q for x in wit for q in [x] + neighbour_points(net, x)
-                    if _strict_pattern(net, x) is not None])
+            absorb(_with_neighbours(net, wit))
         pairs = []
         dd, aa, _, irr = sign_facts(net, pdead, pact)
         for l in range(2, net.depth):
@@ -1061,8 +1069,7 @@ def functional_dimension(
                         pairs.append(((l, i), (l - 1, j)))
         pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget)
         if wit2:
-            absorb([q for x in wit2 for q in [x] + neighbour_points(net, x)
-                    if _strict_pattern(net, x) is not None])
+            absorb(_with_neighbours(net, wit2))
         if pdead or pact or pco:
             kvecs, structural = structural_kernel(net, pdead, pact, pco)
             upper = D - _kernel_rank_lower(kvecs, D)
@@ -1115,8 +1122,8 @@ def functional_dimension(
     else:
         deficient = _deficient_observed(net, obs_any, obs_all) if pts else _reason_list(net, {}, "observed")
         source, complete = "random-generic", False
-    have = {(d["layer"], d["index"], d["reason"]) for d in deficient}
-    deficient = [d for d in structural if (d["layer"], d["index"], d["reason"]) not in have] + deficient
+    have = {(d["layer"], d["index"], d["reason"]) for d in structural}  # proofs win over observations
+    deficient = structural + [d for d in deficient if (d["layer"], d["index"], d["reason"]) not in have]
     deficient.sort(key=lambda d: (d["layer"], d["index"], d["reason"]))
     note += region_note
     if upper < bound:
