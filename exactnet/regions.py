@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import itertools
 import time
+from math import gcd, lcm
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -177,7 +178,7 @@ def slice_network(net: Network, p0, p1, p2) -> Network:
 
 
 class _Node:
-    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides", "vr")
+    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides", "vr", "wit")
 
     def __init__(self, cons, p, bits, zero, forced, sides):
         self.cons = cons  # list of (normal tuple, offset, tag)
@@ -187,6 +188,7 @@ class _Node:
         self.forced = forced
         self.sides = sides
         self.vr = None  # 2-D: cached exact V-representation (vertices, rays) or False
+        self.wit = {}  # constraint tag -> a point where it is 0 and the others were > 0
 
 
 def _vrep2(cons):
@@ -334,10 +336,14 @@ def _split(node: _Node, g, tag, want_cert: bool):
         t2 = _step_inside(node.cons, node.p, nd)
         pp = tuple(x + t1 * a for x, a in zip(node.p, normal))
         pm = tuple(x + t2 * a for x, a in zip(node.p, nd))
-        return [
+        kids = [
             _Node(node.cons + [(normal, off, tag)], pp, node.bits + (1,), node.zero, node.forced, node.sides + (1,)),
             _Node(node.cons + [(neg[0], neg[1], tag)], pm, node.bits + (0,), node.zero, node.forced, node.sides + (1,)),
         ]
+        for kid in kids:  # p: on the new hyperplane, strictly inside every other constraint
+            kid.wit = dict(node.wit)
+            kid.wit[tag] = node.p
+        return kids
     pos = val > 0
     h = (normal, off) if pos else neg  # h(p) > 0
     vr = _node_vr(node)
@@ -351,30 +357,44 @@ def _split(node: _Node, g, tag, want_cert: bool):
             forced[tag] = (tuple((c[2], l) for c, l in zip(node.cons, lam) if l), res[2])
         kid = _Node(node.cons, node.p, node.bits + ((1,) if pos else (0,)), node.zero, forced, node.sides + (0,))
         kid.vr = node.vr
+        kid.wit = node.wit
         return [kid]
     hp = _ev(h, node.p)
     if res[0] == "optimal":
         v = res[1]
         hv = res[2]
         s = hp / (hp - hv)  # point where h = 0 on the segment
+        wpt = tuple((Q1 - s) * a + s * b for a, b in zip(node.p, v))  # h = 0, others > 0
         s = (s + Q1) / Q2
         q = tuple((Q1 - s) * a + s * b for a, b in zip(node.p, v))
     else:
         d = res[2]
         rate = _dot(h[0], d)  # < 0
-        t = hp / (-rate) * Q2
+        t = hp / (-rate)
+        wpt = tuple(a + t * b for a, b in zip(node.p, d))  # h = 0, others > 0
+        t = t * Q2
         q = tuple(a + t * b for a, b in zip(node.p, d))
     same = _Node(node.cons + [(h[0], h[1], tag)], node.p, node.bits + ((1,) if pos else (0,)), node.zero, node.forced, node.sides + (1,))
     other = _Node(
         node.cons + [(tuple(-a for a in h[0]), -h[1], tag)], q, node.bits + ((0,) if pos else (1,)), node.zero, node.forced, node.sides + (1,)
     )
+    for kid in (same, other):
+        kid.wit = dict(node.wit)
+        kid.wit[tag] = wpt
     if vr:
         same.vr = _clip(vr, node.cons, h)
         other.vr = _clip(vr, node.cons, (tuple(-a for a in h[0]), -h[1]))
     return [same, other] if pos else [other, same]
 
 
-def _remove_redundant(cons, p, with_witness: bool, vr=None):
+def _witness_ok(kept, k, w) -> bool:
+    """Exact pre-filter: ``kept[k]`` is a facet if it is 0 at ``w`` and every other is > 0."""
+    if _ev(kept[k], w) != 0:
+        return False
+    return all(_ev(c, w) > 0 for j, c in enumerate(kept) if j != k)
+
+
+def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
     """Drop redundant constraints (in order); optionally a facet witness for each kept one.
 
     Constraint ``k`` is redundant iff ``min h_k`` over the others (started at the interior point
@@ -397,11 +417,16 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None):
         if not any(c[0]):
             kept.pop(k)
             continue
+        w = wit.get(c[2]) if wit else None
+        if w is not None and _witness_ok(kept, k, w):
+            ws.append(w)  # a known relative-interior point: a facet, no LP needed
+            k += 1
+            continue
         res = _lp_min(c, others, p) if others else ("unbounded", p, tuple(-a for a in c[0]))
         if res[0] == "optimal" and res[2] >= 0:
             kept.pop(k)
             continue
-        if with_witness:
+        if with_witness or wit is not None:
             hp = _ev(c, p)
             if res[0] == "optimal":
                 v, hv = res[1], res[2]
@@ -413,7 +438,7 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None):
                 w = tuple(a + t * b for a, b in zip(p, d))
             ws.append(w)
         k += 1
-    return kept, (ws if with_witness else None)
+    return kept, (ws if (with_witness or wit is not None) else None)
 
 
 def _simplify_point(cons, p):
@@ -470,19 +495,85 @@ def _solve(rows, rhs):
     return tuple(sol[i, 0] for i in range(n))
 
 
+def _int_rows(cons):
+    """Each constraint as integers ``(a_1, ..., a_n, c)``: a positive multiple (denominators cleared)."""
+    out = []
+    for c in cons:
+        d = 1
+        for v in c[0]:
+            d = lcm(d, int(v.q))
+        d = lcm(d, int(c[1].q))
+        out.append([int(v.p) * (d // int(v.q)) for v in c[0]] + [int(c[1].p) * (d // int(c[1].q))])
+    return out
+
+
+def _bareiss(rows, n):
+    """Solve ``a . x + c = 0`` for the ``n`` integer rows: ``(X, T)`` with ``x = X / T``, ``T > 0``,
+    by fraction-free elimination (exact, Python integers), or ``None`` when singular."""
+    M = [r[:n] + [-r[n]] for r in rows]
+    prev = 1
+    for k in range(n):
+        if not M[k][k]:
+            sw = next((i for i in range(k + 1, n) if M[i][k]), None)
+            if sw is None:
+                return None
+            M[k], M[sw] = M[sw], M[k]
+        pk = M[k][k]
+        rk = M[k]
+        for i in range(k + 1, n):
+            ri = M[i]
+            f = ri[k]
+            for j in range(k + 1, n + 1):
+                ri[j] = (ri[j] * pk - rk[j] * f) // prev
+            ri[k] = 0
+        prev = pk
+    # back substitution over the rationals kept as a common denominator T = det
+    det = M[n - 1][n - 1]
+    X = [0] * n
+    for i in range(n - 1, -1, -1):
+        acc = M[i][n] * det
+        for j in range(i + 1, n):
+            acc -= M[i][j] * X[j]
+        X[i] = acc // M[i][i]
+    if det < 0:
+        X = [-x for x in X]
+        det = -det
+    g = det
+    for x in X:
+        g = gcd(g, x)
+    return tuple(x // g for x in X), det // g
+
+
 def _vertices(cons, p, n):
-    """Vertices of ``{x : c(x) >= 0}`` (irredundant ``cons``); 2-D in cyclic order around p."""
+    """Vertices of ``{x : c(x) >= 0}`` (irredundant ``cons``); 2-D in cyclic order around p.
+
+    Every ``n``-subset of facets is solved by exact fraction-free elimination in integers
+    (rows with cleared denominators) and kept when every constraint is ``>= 0`` there (also
+    tested in integers: ``a . X + c T >= 0``)."""
     if len(cons) < n:
         return ()
+    R = _int_rows(cons)
     found = {}
-    for sub in itertools.combinations(range(len(cons)), n):
-        rows = [cons[k][0] for k in sub]
-        v = _solve(rows, [-cons[k][1] for k in sub])
-        if v is None or v in found:
+    for sub in itertools.combinations(range(len(R)), n):
+        sol = _bareiss([R[k] for k in sub], n)
+        if sol is None:
             continue
-        if all(_ev(c, v) >= 0 for c in cons):
-            found[v] = True
-    verts = list(found)
+        X, T = sol
+        key = X + (T,)
+        if key in found:
+            continue
+        ok = True
+        for r in R:
+            acc = r[n] * T
+            for a, x in zip(r, X):
+                if a:
+                    acc += a * x
+            if acc < 0:
+                ok = False
+                break
+        if ok:
+            found[key] = True
+    verts = [tuple(fmpq(x, k[n]) for x in k[:n]) for k in found]
     if n == 2 and len(verts) > 1:
         verts.sort(key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, p)))
     return tuple(verts)
@@ -614,6 +705,7 @@ def compute_regions(
                         forced[tag] = cert
                         kid = _Node(nd.cons, nd.p, nd.bits + (bit,), nd.zero + ((tag,) if isz else ()), forced, nd.sides + (0,))
                         kid.vr = nd.vr
+                        kid.wit = nd.wit
                         nxt.append(kid)
                 elif nodes[0] is node and len(nodes) == 1:
                     nxt = first[i]
@@ -630,7 +722,9 @@ def compute_regions(
                 A2 = [g[0] if b else tuple(Q0 for _ in range(n)) for g, b in zip(gs, bits)]
                 c2 = [g[1] if b else Q0 for g, b in zip(gs, bits)]
                 if not last:
-                    nd.cons, _ = _remove_redundant(nd.cons, nd.p, False, nd.vr)
+                    nd.cons, ws = _remove_redundant(nd.cons, nd.p, False, nd.vr, nd.wit)
+                    if ws is not None:
+                        nd.wit = {c[2]: w for c, w in zip(nd.cons, ws)}
                 new_items.append((nd, A2, c2))
             if max_cells is not None and len(new_items) > max_cells and last:
                 raise LimitError(f"more than {max_cells} cells (--max-cells)")
@@ -646,7 +740,7 @@ def compute_regions(
     for node, A_rows, c_vec in items:
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
-        kept, ws = _remove_redundant(node.cons, node.p, True, node.vr)
+        kept, ws = _remove_redundant(node.cons, node.p, True, node.vr, node.wit)
         point = _simplify_point(kept, node.p)
         zs = _layer_rows(out_layer, A_rows, c_vec)
         G = fmpq_mat([list(z[0]) for z in zs]) if n else fmpq_mat(len(zs), 0)
