@@ -8,10 +8,16 @@ Networks ``f(x) = V relu(W x + b) + d`` (architecture ``(n0, n, m)``). The mathe
 * :func:`shallow_equivalent` -- exact equivalence from the invariants, with a rational witness
   point where the outputs differ (checked by exact evaluation).
 * :func:`orbit_key` -- a complete orbit invariant for one hidden layer (Lemma 3).
-* :func:`decide_shallow` -- ``IDENTIFIABLE`` only under Theorem 2's hypotheses (no zero rows or
-  columns, pairwise distinct hyperplanes) with a proof that no flip set exists (Lemma 4);
-  ``HIDDEN-SYMMETRY`` with an explicit ``theta'`` verified to be in the fibre and outside the orbit;
-  ``UNDECIDED`` otherwise, with the reason.
+* :func:`decide_shallow` -- the complete answer (Theorems 2-4): the degenerate cases (zero row or
+  column, two neurons of one orientation on a hyperplane, an invisible class) are hidden symmetries
+  with an explicit ``theta'`` (Theorem 3); otherwise every class is a single neuron or a visible
+  opposite pair and ``theta`` is identifiable iff the pair directions are independent and no other
+  choice of class modes ``P/N/PN`` and spare neurons (constants, invisible pairs adding a
+  rank-``r`` linear term) reproduces the linear part (Theorem 4). ``IDENTIFIABLE`` comes with a
+  certificate (rule ``shallow-1`` without pairs, ``shallow-2`` with pairs), ``HIDDEN-SYMMETRY``
+  with ``theta'`` verified exactly (equal invariants, different orbit keys), ``UNDECIDED`` only
+  when a search limit is reached (subset sum beyond ``MAX_EXHAUSTIVE``; more than
+  ``MAX_MODE_CONFIGS`` class-mode configurations).
 """
 
 from __future__ import annotations
