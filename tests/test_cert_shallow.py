@@ -131,3 +131,41 @@ def test_scalar_output_two_pairs_never_identifiable(net):
     cls = _classes(net)
     if _theorem4_applies(net, cls) and sum(C.pair for C in cls) >= 2:
         assert decide_shallow(net).verdict == "HIDDEN-SYMMETRY"
+
+
+def _brute_theorem4(net):
+    """Theorem 4 (ii) without the parity reduction, by fmpq_mat ranks (independent of the tool's search)."""
+    from itertools import combinations, product
+
+    from flint import fmpq_mat
+
+    from exactnet.shallow import _classes
+
+    def rank(rows):
+        rows = [r for r in rows if any(x != 0 for x in r)]
+        return fmpq_mat(rows).rank() if rows else 0
+    cls = _classes(net)
+    n0, m = net.input_dim, net.output_dim
+    p, q = len(cls), sum(C.pair for C in cls)
+    for k in range(q + 1):
+        for T in combinations(range(p), k):
+            UT, out = [cls[i].u for i in T], [i for i in range(p) if i not in T]
+            for nu in product((0, 1), repeat=len(out)):
+                co = {i: [kp - v * J for kp, J in zip(cls[i].kappa, cls[i].J)] for i, v in zip(out, nu)}
+                if all(x == 0 for c in co.values() for x in c):
+                    continue
+                D = [[sum((co[i][o] * cls[i].u[t] for i in out), fmpq(0)) for t in range(n0)] for o in range(m)]
+                if rank(D + UT) - rank(UT) <= (q - k) // 2:
+                    return True
+    return False
+
+
+@settings(max_examples=80, deadline=None)
+@given(paired_networks(max_n0=3, max_n=5, max_m=2))
+def test_parity_reduction_agrees_with_the_full_enumeration(net):
+    from exactnet.shallow import _classes, _kernel_vector, _theorem4_applies
+    cls = _classes(net)
+    if not _theorem4_applies(net, cls) or _kernel_vector([C.u for C in cls if C.pair]) is not None:
+        return
+    v = decide_shallow(net)
+    assert (v.verdict == "HIDDEN-SYMMETRY") == _brute_theorem4(net)
