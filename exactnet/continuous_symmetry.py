@@ -17,7 +17,8 @@ the fibre by one of the mechanisms of ``proofs/lemmas/not_locally_identifiable.m
 
 and an orbit invariant that changes with ``t`` (``preactivation``: two witness points where
 the moved pre-activation ``g + t u`` has ``g, u`` independent; ``contribution``: one witness
-point where the last-layer contribution ``C_I(t) z_I(t)`` moves). Candidates are proposed here;
+point where the last-layer contribution ``C_I(t) z_I(t)`` moves; ``ratio K``: witness points
+where ``W_(l+1)[K,I](t) z_I(t)(x) / z_(l+1,K)(y)`` moves, any layer). Candidates are proposed here;
 the independent checker ``proofs/check.py`` decides (:func:`find_family` returns only families
 whose certificate it verified).
 """
@@ -76,7 +77,7 @@ def not_locally_identifiable_body(fam: ContinuousFamily) -> list[str]:
     """Body lines of the certificate (``proofs/spec-1.0-not-locally-identifiable.md``)."""
     lines = [f"mechanism {fam.mechanism} {fam.layer} " + " ".join(str(i) for i in fam.neurons),
              f"interval {q_str(fam.T)}", "delta " + " ".join(q_str(v) for v in fam.delta),
-             f"invariant {fam.invariant}"]
+             f"invariant {fam.invariant}"]  # "ratio K" carries its neuron
     return lines + ["witness " + " ".join(q_str(v) for v in x) for x in fam.witnesses]
 
 
@@ -154,7 +155,19 @@ def _witnesses(net: Network, l: int, i: int, delta: list[fmpq]):
         if found is None and contribution and (any(c * u + e * g != 0 for c, e in zip(C, dC))
                                                or any(e * u != 0 for e in dC)):
             found = ("contribution", (tuple(x),))
-    return found
+    return found or _ratio_witnesses(net, l, i, delta, [(x, g, u) for x, g, u in seen])
+
+
+def _ratio_witnesses(net: Network, l: int, i: int, delta: list[fmpq], seen):
+    """("ratio K", (x, y)): W[K,I](t) z_I(t)(x) / z_(l+1,K)(y) moves with t (any hidden layer)."""
+    W = net.weights(l + 1)
+    for K in range(len(W)):
+        e = delta[net.parameter_index(l + 1, K, i)]
+        x = next((x for x, g, u in seen if W[K][i] * u + e * g != 0 or e * u != 0), None)
+        y = next((y for y, _, _ in seen if net.preactivations(y)[l][K] != 0), None)
+        if x is not None and y is not None:
+            return f"ratio {K}", (tuple(x), tuple(y))
+    return None
 
 
 def candidates(net: Network):

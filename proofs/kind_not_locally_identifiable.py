@@ -1,7 +1,7 @@
 """Checker for kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md).
 
 Body: ``mechanism NAME L I [J]``, ``interval T``, ``delta`` (D rationals), ``invariant NAME``,
-``witness`` line(s). The family theta + t*Delta (0 <= t <= T) keeps the function by the
+``witness`` line(s); ``invariant ratio K`` names a neuron of layer L + 1. The family theta + t*Delta (0 <= t <= T) keeps the function by the
 mechanism (its support and side conditions, checked at t = 0 and t = T: Lemma 2 of
 proofs/lemmas/not_locally_identifiable.md) and leaves the orbit for all but finitely many t by
 the invariant (Lemma 3), certified at the witness points.
@@ -33,13 +33,14 @@ def check(cert):
     net, body, M, R = cert.network, cert.body, fw.Malformed, fw.Reject
     keys, ln = [t[0] for _, t in body], body[0][0] if body else 0
     _need(keys[:4] == ["mechanism", "interval", "delta", "invariant"] and not set(keys[4:]) - {"witness"}
-          and len(body) >= 5 and len(body[0][1]) >= 4 and len(body[1][1]) == len(body[3][1]) == 2,
+          and len(body) >= 5 and len(body[0][1]) >= 4 and len(body[1][1]) == 2 and 2 <= len(body[3][1]) <= 3,
           M, "E_SYNTAX", ln, "expected mechanism, interval, delta, invariant, witness lines")
     (lm, tm), (li, ti), (ld, td), (lv, tv), wit = *body[:4], body[4:]
     name, idx, inv = tm[1], fw.ints(tm[2:], lm), tv[1]
     _need(name in ONE + TWO, M, "E_MECHANISM", lm, f"unknown mechanism {name!r}")
-    _need(inv in ("preactivation", "contribution"), M, "E_METHOD", lv, f"unknown invariant {inv!r}")
-    _need(len(idx) == (3 if name in TWO else 2) and len(wit) == (2 if inv == "preactivation" else 1),
+    _need(inv in ("preactivation", "contribution", "ratio"), M, "E_METHOD", lv, f"unknown invariant {inv!r}")
+    _need((len(tv) == 3) == (inv == "ratio"), M, "E_SYNTAX", lv, "only invariant ratio names a neuron K")
+    _need(len(idx) == (3 if name in TWO else 2) and len(wit) == (1 if inv == "contribution" else 2),
           M, "E_SYNTAX", lm, "wrong number of neuron indices or witness lines")
     _need(len(td) == net.num_parameters + 1 and all(len(t) == net.arch[0] + 1 for _, t in wit),
           M, "E_SHAPE", ld, "delta needs D numbers and every witness n0")
@@ -84,6 +85,11 @@ def check(cert):
         _need(L == net.depth - 1, R, "E_DEPTH", lv, "invariant contribution needs the last hidden layer")
         (g, u), dC = gu[0], [dW[L][o][I] for o in range(len(V))]
         ok = any(v * u + e * g for v, e in zip(c_(I, Z), dC)) or any(e * u for e in dC)
+    elif inv == "ratio":
+        K = fw.ints(tv[2:], lv)[0]
+        _need(K < net.arch[L + 1], R, "E_INDEX", lv, "neuron K is not in layer L + 1")
+        (g, u), e, q = gu[0], dW[L][K][I], fw.forward(net, xs[1])[0][L][K]
+        ok = q != 0 and (V[K][I] * u + e * g != 0 or e * u != 0)
     else:
         ok = gu[0][0] * gu[1][1] - gu[1][0] * gu[0][1] != 0
     _need(ok, R, "E_INVARIANT", lv, f"the witnesses do not certify the {inv} invariant")

@@ -40,6 +40,9 @@ HAND = {
     # example D: a stably active neuron in layer 2
     "active-deep": example("D"),
     # (2,2,2,1), neuron (2, 0) has nonpositive weights and bias: dead by structure
+    # (2,2,2,1), rows of layer 1 positively proportional (lambda = 3): only the ratio invariant moves
+    "proportional-deep": Network.from_lists([([[1, -1], [3, -3]], [1, 3]), ([[1, 2], [-1, 1]], [0, 1]),
+                                             ([[2, 1]], [0])]),
     "dead-deep": Network.from_lists([([[1, 2], [-1, 1]], [0, 1]), ([[-1, -2], [1, 1]], [-1, 0]),
                                      ([[3, 1]], [0])]),
 }
@@ -60,15 +63,17 @@ def nli_kind(monkeypatch):
 
 def _nets():
     nets = list(HAND.values())
-    for arch, seeds in (((2, 3, 1), range(12)), ((2, 2, 2, 1), range(8)), ((1, 3, 2), range(8))):
+    for arch, seeds in (((2, 3, 1), range(12)), ((2, 2, 2, 1), range(8)), ((1, 3, 2), range(8)),
+                        ((1, 2, 2, 2, 1), range(6))):
         nets += [random_network(arch, seed=s, max_num=4, max_den=3) for s in seeds]
     return nets
 
 
 def _bound(fam: ContinuousFamily) -> int:
     """Lemma 3: at most n_l (preactivation) or 2 n_l (contribution) members lie in the orbit."""
-    n = fam.network.architecture[fam.layer]
-    return n if fam.invariant == "preactivation" else 2 * n
+    a = fam.network.architecture
+    n = a[fam.layer]
+    return {"preactivation": n, "contribution": 2 * n}.get(fam.invariant, 2 * n * a[fam.layer + 1])
 
 
 def test_refused_without_the_kind(monkeypatch):
@@ -84,6 +89,7 @@ def test_hand_made_mechanisms(name, nli_kind):
     fam = find_family(HAND[name])
     assert fam is not None, name
     assert fam.mechanism == name.split("-")[0]
+    assert fam.invariant.startswith("ratio") == (name == "proportional-deep")
     res = check_certificate_text(fam.certificate, HAND[name])
     assert res.verified and res.conclusion == KIND
 

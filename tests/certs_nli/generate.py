@@ -26,6 +26,8 @@ NETS = {
     "proportional_2_3_1": Network.from_lists([([[1, 2], [-1, 1], [2, 4]], [3, 1, 6]), ([[1, 1, 1]], [0])]),
     "opposite_2_3_1": Network.from_lists([([[1, -1], [-2, 2], [2, 1]], [1, -2, 0]), ([[2, -1, 1]], [0])]),
     "active_example_d": example("D"),
+    "proportional_layer1_2_2_2_1": Network.from_lists([([[1, -1], [3, -3]], [1, 3]), ([[1, 2], [-1, 1]], [0, 1]),
+                                                      ([[2, 1]], [0])]),
     "unused_layer1_2_2_2_1": Network.from_lists([([[1, 2], [-1, 1]], [0, 1]), ([[0, 1], [0, 1]], [-1, 0]),
                                                 ([[3, 1]], [0])]),
 }
@@ -87,6 +89,12 @@ def certificates():
     net, v = bodies["unused_layer1_2_2_2_1"]
     put("invalid", "contribution_not_last_layer__E_DEPTH", net,
         [s for s in _sub(v, "invariant", "invariant contribution") if s != [w for w in v if w.startswith("witness")][1]])
+    net, r = bodies["proportional_layer1_2_2_2_1"]
+    assert "invariant ratio 0" in r
+    put("invalid", "ratio_neuron_out_of_range__E_INDEX", net, _sub(r, "invariant", "invariant ratio 2"))
+    # second witness y = (1, 2): z_(2,0)(y) = 1 relu(0) + 2 relu(0) + 0 = 0, the quotient is undefined
+    put("invalid", "ratio_denominator_zero__E_INVARIANT", net, r[:-1] + ["witness 1 2"])
+    put("malformed", "neuron_for_preactivation__E_SYNTAX", net, _sub(r, "invariant", "invariant preactivation 0"))
     return out
 
 
