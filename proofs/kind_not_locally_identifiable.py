@@ -1,10 +1,10 @@
 """Checker for kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md).
 
-Body: ``mechanism NAME L I [J]``, ``interval T``, ``delta`` (D rationals), ``invariant NAME``,
-``witness`` line(s); ``invariant ratio K`` names a neuron of layer L + 1. The family theta + t*Delta (0 <= t <= T) keeps the function by the
+Body: ``mechanism NAME L I [J]``, ``interval T``, ``delta`` (D rationals), ``invariant NAME [K]``,
+``witness`` line(s). The family theta + t*Delta (0 <= t <= T) keeps the function by the
 mechanism (its support and side conditions, checked at t = 0 and t = T: Lemma 2 of
 proofs/lemmas/not_locally_identifiable.md) and leaves the orbit for all but finitely many t by
-the invariant (Lemma 3), certified at the witness points.
+the invariant (Lemma 3: preactivation, contribution, ratio K), certified at the witness points.
 """
 
 from fractions import Fraction
