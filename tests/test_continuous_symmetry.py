@@ -217,3 +217,16 @@ def test_accepted_mutants_are_sound(nli_kind):
                 member = Network.unflatten(net.architecture, [p + t * d for p, d in zip(net.flatten(), delta)])
                 assert equivalent(net, member).equivalent, lines
     assert accepted and rejected
+
+
+def test_never_both_locally_identifiable_and_not(nli_kind):
+    """Two lemmas, two checkers: no network gets both verdicts (example C and random networks)."""
+    both = checked = 0
+    for net in [example("C")] + [random_network((2, 2, 2, 1), seed=s, max_num=4, max_den=3) for s in range(12)]:
+        loc = fdim.certify_local(net)
+        if loc.verdict != "LOCALLY-IDENTIFIABLE":
+            continue
+        checked += 1
+        assert check_certificate_text(loc.certificate, net).verified
+        both += find_family(net) is not None
+    assert checked >= 3 and both == 0
