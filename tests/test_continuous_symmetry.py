@@ -13,6 +13,8 @@ import re
 
 import pytest
 from flint import fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactnet import fdim
 from exactnet.certificate import check_certificate_text, write_certificate
@@ -22,6 +24,7 @@ from exactnet.errors import UndecidedError
 from exactnet.examples import example
 from exactnet.network import Network
 from exactnet.randnet import random_network
+from exactnet.strategies import networks
 from exactnet.symmetry import same_orbit
 
 T_VALUES = [fmpq(1, 7), fmpq(1, 3), fmpq(1, 2), fmpq(2, 3), fmpq(1)]
@@ -230,3 +233,19 @@ def test_never_both_locally_identifiable_and_not(nli_kind):
         assert check_certificate_text(loc.certificate, net).verified
         both += find_family(net) is not None
     assert checked >= 3 and both == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(networks(arch=st.sampled_from([(2, 3, 1), (1, 2, 2, 1), (2, 2, 2, 2)]), max_num=2, max_den=2))
+def test_property_every_candidate_is_checked_and_in_the_fibre(net):
+    from exactnet import certificate
+
+    chk = certificate.load_checker()
+    kinds = (certificate.KINDS, chk.KINDS)
+    certificate.KINDS, chk.KINDS = kinds[0] + (KIND,), kinds[1] + (KIND,)  # as the nli_kind fixture
+    try:
+        for fam in itertools.islice(candidates(net), 4):
+            assert check_certificate_text(write_certificate(KIND, net, fam.body_lines()), net).verified
+            assert equivalent(net, fam.member(fam.T)).equivalent, fam.describe()
+    finally:
+        certificate.KINDS, chk.KINDS = kinds
