@@ -54,12 +54,22 @@ incoming row is 0 everywhere; a deep neuron can also vanish identically), the ma
 ``"undefined"`` (``functional_dimension`` None) with the reason. Cells on which some
 neuron vanishes identically are left out of ``Z_theta`` in general (said in ``note``).
 
-**Fallback points.** When :mod:`exactnet.regions` is missing or over its budget, points
-come from a documented exact scheme: batches alternating between :func:`random_line_points`
-(random lines, one point in every region each line crosses, found by exact 1-D
-subdivision) and :func:`generic_random_points` (Gaussian points of mixed spreads); the rank is then a proved
-*lower bound*, and exact only when it reaches the proved upper bound (``D - N`` or the
-structural bound of :func:`structural_kernel`).
+**How the value is found (fast path first).** (1) A proved upper bound ``U``: ``D`` minus the
+rank modulo a prime of the vectors of :func:`structural_kernel` (a lower bound of their
+rank, so ``U`` is a valid bound). (2) Sampled points (:func:`sample_batch`: Gaussian points
+of several spreads and random lines), patterns computed exactly, Jacobian rows computed
+modulo a prime ``p < 2^31`` (:class:`ModularJacobian`), rank by ``nmod_mat``: a nonzero
+minor modulo ``p`` is a nonzero rational minor, so the rank is a proved lower bound; when it
+equals ``U`` it is exact and no region is needed. (3) Otherwise the hidden neurons never /
+always active on the sample, and the adjacent pairs never both active, are proved (or
+refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
+:func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
+exact nonnegative LP multipliers (float LPs only propose the support; the identity is
+solved and re-checked in ``fmpq``). Proved facts add kernel vectors and lower ``U``.
+(4) Only if the rank still stays below ``U``, and ``use_regions``: the exact complex of
+:mod:`exactnet.regions` (within ``max_cells``/``timeout``); when it is complete its points
+give the exact rank over Q. Otherwise the answer is labelled ``"lower-bound"`` with both
+bounds (``functional_dimension <= upper_bound``).
 """
 
 from __future__ import annotations
@@ -108,6 +118,7 @@ __all__ = [
     "sample_batch",
     "prove_constant_signs",
     "prove_never_coactive",
+    "prove_same_where_active",
 ]
 
 
@@ -557,7 +568,8 @@ def sign_facts(net: Network, proved_dead: frozenset = frozenset(),
 
 def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
                       proved_active: frozenset = frozenset(),
-                      never_coactive: frozenset = frozenset()) -> tuple[list[list[fmpq]], list[dict]]:
+                      never_coactive: frozenset = frozenset(),
+                      same_where_active: frozenset = frozenset()) -> tuple[list[list[fmpq]], list[dict]]:
     """Vectors proved to lie in the kernel of every row ``J(z)``, ``z`` in ``Z_theta``.
 
     With the facts of :func:`sign_facts`:
@@ -574,6 +586,11 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
       ``a'``, column ``a'`` of ``W_(l+1)`` minus ``t`` times column ``a``): with the pattern frozen
       and both neurons active, ``W_(l+1)[:,a] (z_a + t z_a') + (W_(l+1)[:,a'] - t W_(l+1)[:,a]) z_a'``
       does not depend on ``t``, so the frozen-pattern function is constant along it.
+
+    * for ``(a, b, j)`` in ``same_where_active`` (one output, ``a, b`` in the last hidden layer ``L-1``,
+      ``j`` in layer ``L-2``; proved: ``a`` and ``b`` have the same activation wherever ``j`` is
+      active): ``W_L[0,b] e_(W_(L-1)[a,j]) - W_L[0,a] e_(W_(L-1)[b,j])``, since
+      ``J v = h_j W_L[0,a] W_L[0,b] ([a active] - [b active]) = 0``.
 
     Returns the vectors and the neurons found (JSON-ready). ``D`` minus the rank of the vectors
     (any lower bound of that rank, e.g. modulo a prime) is a proved upper bound on the
@@ -628,6 +645,12 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
                 for k in range(len(Wn)):
                     v[net.parameter_index(l + 1, k, a2)] = -Wn[k][a]
                 vecs.append(v)
+    for a, b, j in same_where_active:
+        v = [zero] * D
+        WL = net.weights(L)[0]
+        v[net.parameter_index(L - 1, a, j)] = WL[b]
+        v[net.parameter_index(L - 1, b, j)] = -WL[a]
+        vecs.append(v)
     for l in range(1, L):
         for i in range(A[l]):
             for name, group in (("stably-active", active), ("dead", dead), ("identically-zero", zero_n)):
@@ -691,13 +714,14 @@ def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
 
 
 def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dead: set, active: set,
-                           max_nodes: int = 60, partner: tuple[int, int] | None = None):
+                           max_nodes: int = 60, partner: tuple[int, int] | None = None, extra=()):
     """Prove ``sign * z_target(x) <= 0`` for every ``x`` in ``R^n0`` (branch and bound, exact dual certificates).
 
     With ``partner`` (a neuron of the layer below the target's): prove instead that no ``x``
     has ``z_target(x) > 0`` and ``z_partner(x) > 0`` (``sign`` must be 1). In both cases the LP
     maximizes an extra variable ``t`` under ``e(v) - t >= 0`` for each expression ``e``
     required positive; a certificate ``sup t <= 0`` proves that they are never all positive.
+    ``extra``: more ``((l, i), sign)`` conditions ``sign * z_(l,i) > 0`` (layers up to the target's).
 
     Variables ``v = (x, h_k for every hidden neuron k below the target's layer)``. A node fixes
     some neurons active (``h = y >= 0``) or inactive (``h = 0 >= y``); the others are relaxed to
@@ -734,6 +758,9 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     tgt = [([sign * v for v in tgt[0][0]], sign * tgt[0][1])]
     if partner is not None:
         tgt.append(affine(*partner))
+    for (le, ie), se in extra:
+        a, b = affine(le, ie)
+        tgt.append(([se * v for v in a], se * b))
     nv += 1  # the variable t, last
     Y = {k: (a + [zero], b) for k, (a, b) in Y.items()}
     tgt = [(a + [fmpq(-1)], b) for a, b in tgt]
@@ -815,7 +842,8 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
         if bk is None:  # the LP point is a true network point: try it exactly
             x = [fmpq(round(t * 4096), 4096) for t in v[:n0]]
             z = net.preactivations(x)
-            if sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0):
+            if sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0) and \
+                    all(se * z[le - 1][ie] > 0 for (le, ie), se in extra):
                 return False, x
             return None, None
         for st in ("dead", "active"):
@@ -840,6 +868,34 @@ def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0
             proved.add((b, a))
         elif x is not None:
             witnesses.append(x)
+    return frozenset(proved), witnesses
+
+
+def prove_same_where_active(net: Network, triples, dead, active, budget: float = 10.0,
+                            max_nodes: int = 60) -> tuple[frozenset, list]:
+    """Triples ``(a, b, j)`` (``a, b`` in layer ``L-1``, ``j`` in ``L-2``) proved: wherever ``z_j > 0``,
+    ``z_a`` and ``z_b`` do not have opposite strict signs (two exact branch-and-bound proofs each)."""
+    if importlib.util.find_spec("scipy") is None or net.depth < 3:
+        return frozenset(), []
+    t0 = time.perf_counter()
+    L = net.depth
+    proved, witnesses = set(), []
+    for a, b, j in triples:
+        if time.perf_counter() - t0 > budget:
+            break
+        good = True
+        for sa in (1, -1):
+            if (sa == 1 and (L - 1, b) in active) or (sa == -1 and (L - 1, a) in active):
+                continue  # that sign combination is impossible already
+            ok, x = _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=max_nodes,
+                                           partner=(L - 2, j), extra=[((L - 1, b), -sa)])
+            if x is not None:
+                witnesses.append(x)
+            if not ok:
+                good = False
+                break
+        if good:
+            proved.add((a, b, j))
     return frozenset(proved), witnesses
 
 
@@ -1010,6 +1066,8 @@ def functional_dimension(
     seen_patterns: set = set()
     A_ = net.architecture
     coact = [None] + [np.zeros((A_[l + 1], A_[l]), dtype=bool) for l in range(1, net.depth - 1)]
+    track_same = m == 1 and net.depth >= 3
+    differ = [np.zeros((A_[-3], A_[-2], A_[-2]), dtype=bool)] if track_same else [None]
     st = {"r": 0, "basis": [], "rows": np.zeros((0, D), dtype=np.int64)}
 
     def absorb(batch) -> bool:
@@ -1029,6 +1087,10 @@ def functional_dimension(
             obs_all[l] &= M.all(axis=1)
             if l:
                 coact[l] |= (M.astype(np.int64) @ masks[l - 1].T.astype(np.int64)) > 0
+        if track_same:
+            Ml, Mp = masks[-1], masks[-2]
+            Xd = (Ml[:, None, :] != Ml[None, :, :]).astype(np.int64)
+            differ[0] |= np.einsum("jk,abk->jab", Mp.astype(np.int64), Xd) > 0
         packed = np.packbits(np.concatenate(masks, axis=0), axis=0)
         seen_patterns.update(packed[:, i].tobytes() for i in range(len(keep)))
         rows = mj.rows(X, masks)
@@ -1070,12 +1132,24 @@ def functional_dimension(
         pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget)
         if wit2:
             absorb(_with_neighbours(net, wit2))
-        if pdead or pact or pco:
-            kvecs, structural = structural_kernel(net, pdead, pact, pco)
+        psame: frozenset = frozenset()
+        if track_same:
+            L_ = net.depth
+            WL = net.weights(L_)[0]
+            ok_n = [i for i in range(A_[L_ - 1]) if WL[i] != 0 and (L_ - 1, i) not in dd | irr]
+            triples = [(a, b, j) for j in range(A_[L_ - 2]) if (L_ - 2, j) not in dd
+                       for a in ok_n for b in ok_n if a < b and not differ[0][j, a, b]
+                       and ((L_ - 1, a), (L_ - 2, j)) not in pco and ((L_ - 1, b), (L_ - 2, j)) not in pco]
+            psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget)
+            if wit3:
+                absorb(_with_neighbours(net, wit3))
+        if pdead or pact or pco or psame:
+            kvecs, structural = structural_kernel(net, pdead, pact, pco, psame)
             upper = D - _kernel_rank_lower(kvecs, D)
             lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
                        f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
-                       f", {len(pco)} pairs never both active")
+                       f", {len(pco)} pairs never both active, {len(psame)} pairs with the same activation "
+                       "where an input is active")
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")

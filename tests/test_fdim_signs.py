@@ -118,3 +118,26 @@ def test_sampled_exact_answers_agree_with_the_complex(arch, seed):
     rows = stacked_jacobian(net, ref.points[:40])
     for v in vecs[:30]:
         assert all(sum((a * b for a, b in zip(row, v)), fmpq(0)) == 0 for row in rows)
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 1), s) for s in range(6)] + [((2, 2, 3, 3, 1), s) for s in range(4)])
+def test_proved_same_activation_triples_hold_and_their_vectors_annihilate(arch, seed):
+    from exactnet.fdim import prove_same_where_active
+
+    net = random_network(arch, seed=seed, max_num=5, max_den=2)
+    L = net.depth
+    n = net.architecture[L - 1]
+    triples = [(a, b, j) for a in range(n) for b in range(a + 1, n) for j in range(net.architecture[L - 2])]
+    dd, aa, _, _ = sign_facts(net)
+    proved, _ = prove_same_where_active(net, triples, dd, aa, budget=20.0)
+    cx = compute_regions(net, certificate=False)
+    for c in cx.cells:
+        z = net.preactivations(list(c.interior_point))
+        for a, b, j in proved:
+            if z[L - 3][j] > 0:
+                assert not (z[L - 2][a] > 0 > z[L - 2][b] or z[L - 2][b] > 0 > z[L - 2][a])
+    vecs, _ = structural_kernel(net, same_where_active=proved)
+    pts = [list(c.interior_point) for c in cx.cells if net.is_generic_point(list(c.interior_point))]
+    rows = stacked_jacobian(net, pts)
+    for v in vecs[-len(proved):] if proved else []:
+        assert all(sum((x * y for x, y in zip(row, v)), fmpq(0)) == 0 for row in rows)
