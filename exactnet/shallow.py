@@ -450,8 +450,10 @@ def mode_configurations(p: int, q: int) -> int:
     return sum(comb(p, k) * 2 ** (p - k) for k in range(q % 2, q + 1, 2))
 
 
-def _mode_search(cls: list[_Class], n0: int, m: int, limit: int):
-    """First nontrivial ``(T, nu, D)`` with ``rk_T(D) <= r(T)`` (Theorem 4 (ii)), or None."""
+def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict | None = None):
+    """First nontrivial ``(T, nu, D)`` with ``rk_T(D) <= r(T)`` (Theorem 4 (ii)), or None.
+
+    ``allowed[T]`` (optional) restricts the modes of the classes outside ``T`` (Lemma 5)."""
     from itertools import combinations, product
 
     p, q = len(cls), sum(C.pair for C in cls)
@@ -462,7 +464,8 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int):
             UT = [cls[i].u for i in T]
             rT = _rank_rows(UT)
             out = [i for i in range(p) if i not in T]
-            for nu in product((0, 1), repeat=len(out)):
+            al = (allowed or {}).get(T, {})
+            for nu in product(*[al.get(i, (0, 1)) for i in out]):
                 seen += 1
                 if seen > limit:
                     return "limit"
@@ -474,6 +477,54 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int):
                 if _rank_rows(D + UT) - rT <= r:
                     return T, dict(zip(out, nu)), D
     return None
+
+
+def _nullspace(rows: list[list[fmpq]], n0: int) -> list[list[fmpq]]:
+    """A basis of ``{e in Q^n0 : r . e = 0 for every row r}``."""
+    if not rows:
+        return [[Q1 if t == a else Q0 for t in range(n0)] for a in range(n0)]
+    R, rank = fmpq_mat(rows).rref()
+    piv = []
+    for i in range(rank):
+        piv.append(next(c for c in range(n0) if R[i, c] != 0))
+    out = []
+    for f in (c for c in range(n0) if c not in piv):
+        e = [Q0] * n0
+        e[f] = Q1
+        for i, c in enumerate(piv):
+            e[c] = -R[i, f] / R[i, c]
+        out.append(e)
+    return out
+
+
+def _positive_modes(cls: list[_Class], T: tuple, n0: int, m: int):
+    """Lemma 5 functionals for ``T`` (``|T| = q``): list of flat ``phi`` and the allowed modes."""
+    perp = _nullspace([cls[i].u for i in T], n0)
+    out = [i for i in range(len(cls)) if i not in T]
+    allowed = {i: [0, 1] for i in out}
+
+    def coef(i, v):
+        return [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
+    phis = []
+    while perp:
+        live = [(i, v) for i in out for v in allowed[i] if any(x != 0 for x in coef(i, v))]
+        if not live:
+            break
+        feats = [[c * sum((e[t] * cls[i].u[t] for t in range(n0)), Q0) for c in coef(i, v) for e in perp]
+                 for i, v in live]
+        z = _float_phi(feats, list(range(len(feats))))
+        if z is None:
+            break
+        z = [fmpq(int(round(float(x) * 2**20)), 2**20) for x in z]
+        Phi = [[sum((z[o * len(perp) + a] * perp[a][t] for a in range(len(perp))), Q0) for t in range(n0)]
+               for o in range(m)]
+        val = {(i, v): sum((c * Phi[o][t] * cls[i].u[t] for o, c in enumerate(coef(i, v)) for t in range(n0)), Q0)
+               for i, v in live}
+        if any(x < 0 for x in val.values()) or not any(x > 0 for x in val.values()):
+            break
+        phis.append([x for row in Phi for x in row])
+        allowed = {i: [v for v in allowed[i] if val.get((i, v), Q0) == 0] for i in out}
+    return phis, allowed
 
 
 def _complement_basis(UT: list[list[fmpq]], n0: int):
@@ -571,7 +622,23 @@ def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
         return Verdict("UNDECIDED", "internal: the dependent-pairs witness failed the exact check "
                        "(impossible by Theorem 4; please report)")  # pragma: no cover
     total = mode_configurations(p, q)
-    found = _mode_search(cls, n0, m, min(total, MAX_MODE_SEARCH) if total > MAX_MODE_CONFIGS else total)
+    body, allowed = ["rule shallow-2"], None
+    if total > MAX_MODE_CONFIGS and q == 1:  # every T has r(T) = 0: prune by Lemma 5
+        from itertools import combinations
+
+        allowed, lines, count = {}, [], 0
+        for T in combinations(range(p), q):
+            phis, allowed[T] = _positive_modes(cls, T, n0, m)
+            lines += [f"positive {q} " + " ".join(map(str, T)) + " " + " ".join(_qs(x) for x in phi) for phi in phis]
+            c = 1
+            for v in allowed[T].values():
+                c *= len(v)
+            count += c
+        if count <= MAX_MODE_CONFIGS:
+            body, total = body + lines, count
+        else:
+            allowed = None
+    found = _mode_search(cls, n0, m, min(total, MAX_MODE_SEARCH) if total > MAX_MODE_CONFIGS else total, allowed)
     if found not in (None, "limit"):
         T, nu, D = found
         cand = _class_modes_network(net, cls, T, nu, D)
@@ -588,7 +655,7 @@ def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
                        f"among the first {MAX_MODE_SEARCH}")
     return Verdict("IDENTIFIABLE", f"{p} classes ({q} visible opposite pairs with independent directions); no other "
                    "choice of class modes and spare neurons reproduces the linear part (Theorem 4)",
-                   None, None, ["rule shallow-2"])
+                   None, None, body)
 
 
 def decide_shallow(net: Network) -> Verdict:

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from proofs.deep2 import deep_2
 from itertools import combinations, product
-from math import comb
+from math import prod
 
 __all__ = ["MAX_EXHAUSTIVE", "MAX_MODE_CONFIGS", "check"]
 
@@ -108,24 +108,43 @@ def _shallow_1(cert, fw, body):
 
 def _shallow_2(cert, fw, body):
     cls, m, n0, ln = _classes(cert, fw, body, "shallow-2"), len(cert.network.W[1]), cert.network.arch[0], body[0][0]
-    if len(body) != 1:
-        raise fw.Malformed("E_SYNTAX", body[1][0], "rule shallow-2 takes no further lines")
     p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
-    q = len(pairs)
+    q, phis = len(pairs), {}
+    for l, t in body[1:]:  # 'positive k T_1..T_k PHI_1..PHI_(m*n0)' (Lemma 5, only for |T| = q)
+        k = fw.ints(t[1:2], l)[0] if t[0] == "positive" and len(t) > 1 else -1
+        T = tuple(fw.ints(t[2:2 + k], l)) if k == q else ()
+        if k != q or len(t) != 2 + k + m * n0 or list(T) != sorted(set(T)) or any(i >= p for i in T):
+            raise fw.Malformed("E_SYNTAX", l, "expected 'positive q T_1..T_q PHI...' (sorted class indices)")
+        phis.setdefault(T, []).append((l, [fw.q(x, l) for x in t[2 + k:]]))
     if _rank(pairs) != q:
         raise fw.Reject("E_DEPENDENT", ln, "the directions of the opposite pairs are linearly dependent")
-    if sum(comb(p, k) * 2 ** (p - k) for k in range(q % 2, q + 1, 2)) > MAX_MODE_CONFIGS:
-        raise fw.Reject("E_LIMIT", ln, f"more than {MAX_MODE_CONFIGS} class-mode configurations")
+    plan, count = [], 0
     for k in range(q % 2, q + 1, 2):
         for T in combinations(range(p), k):
-            UT, out = [cls[i][0] for i in T], [i for i in range(p) if i not in T]
-            rT = _rank(UT)
-            for nu in product((0, 1), repeat=len(out)):
-                co = [[x - y * v for x, y in zip(cls[i][2], cls[i][1])] for i, v in zip(out, nu)]
-                D = [[sum(c[o] * cls[i][0][t] for c, i in zip(co, out)) for t in range(n0)] for o in range(m)]
-                if any(any(c) for c in co) and _rank(D + UT) - rT <= (q - k) // 2:
-                    raise fw.Reject("E_MODES", ln, f"classes {list(T)} as pairs and modes {nu} elsewhere "
-                                    "reproduce the linear part (a hidden symmetry)")
+            out = [i for i in range(p) if i not in T]
+            co = {(i, v): [x - y * v for x, y in zip(cls[i][2], cls[i][1])] for i in out for v in (0, 1)}
+            allowed = {i: (0, 1) for i in out}
+            for l, phi in phis.get(T, []):
+                if any(sum(phi[o * n0 + t] * cls[i][0][t] for t in range(n0)) for i in T for o in range(m)):
+                    raise fw.Reject("E_NOT_POSITIVE", l, "phi does not vanish on the classes of T")
+                val = {iv: sum(c[o] * phi[o * n0 + t] * cls[iv[0]][0][t] for o in range(m) for t in range(n0))
+                       for iv, c in co.items()}
+                if any(val[(i, v)] < 0 for i in out for v in allowed[i]):
+                    raise fw.Reject("E_NOT_POSITIVE", l, "phi is negative on an allowed class mode")
+                allowed = {i: tuple(v for v in allowed[i] if val[(i, v)] == 0) for i in out}
+            plan.append((T, out, co, allowed))
+            count += prod(len(a) for a in allowed.values())
+            if count > MAX_MODE_CONFIGS:
+                raise fw.Reject("E_LIMIT", ln, f"more than {MAX_MODE_CONFIGS} class-mode configurations")
+    for T, out, co, allowed in plan:
+        UT = [cls[i][0] for i in T]
+        rT = _rank(UT)
+        for nu in product(*(allowed[i] for i in out)):
+            cs = [co[(i, v)] for i, v in zip(out, nu)]
+            D = [[sum(c[o] * cls[i][0][t] for c, i in zip(cs, out)) for t in range(n0)] for o in range(m)]
+            if any(any(c) for c in cs) and _rank(D + UT) - rT <= (q - len(T)) // 2:
+                raise fw.Reject("E_MODES", ln, f"classes {list(T)} as pairs and modes {nu} elsewhere "
+                                "reproduce the linear part (a hidden symmetry)")
 
 
 RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2}
