@@ -510,8 +510,8 @@ def _positive_modes(cls: list[_Class], T: tuple, n0: int, m: int):
         live = [(i, v) for i in out for v in allowed[i] if any(x != 0 for x in coef(i, v))]
         if not live:
             break
-        feats = [[c * sum((e[t] * cls[i].u[t] for t in range(n0)), Q0) for c in coef(i, v) for e in perp]
-                 for i, v in live]
+        dots = {i: [sum((e[t] * cls[i].u[t] for t in range(n0) if e[t] != 0), Q0) for e in perp] for i in out}
+        feats = [[c * dt for c in coef(i, v) for dt in dots[i]] for i, v in live]
         z = _float_phi(feats, list(range(len(feats))))
         if z is None:
             break
