@@ -4,19 +4,22 @@ Standard library only; never imports exactnet.  Run ``python proofs/check.py CER
 [--network NET.json]``.  The framework parses the frame strictly (fail closed), checks the
 digests, binds the embedded network to the user's file, and dispatches on the kind to
 ``proofs/kind_<name>.py`` (``check(cert) -> None``; raise ``Reject`` or ``Malformed``).
+It also holds the exact helpers the kinds share (numbers, evaluation, local forms, rank).
 Exit codes: 0 verified, 1 rejected, 2 malformed, 3 usage or I/O.
 """
 
 import hashlib
 import importlib
 import json
+import math
 import os
 import re
 import sys
 from fractions import Fraction
 
-__all__ = ["Reject", "Malformed", "Net", "Cert", "q", "ints", "forward", "local_affine",
-           "in_region", "parse", "check_text", "main", "KINDS", "MAJOR", "MINOR", "MAX_DIGITS"]
+__all__ = ["CheckError", "Reject", "Malformed", "require", "wellformed", "Net", "Cert", "q", "qs", "ints",
+           "dot", "eliminate", "forward", "local_affine", "in_region", "parse", "check_text", "main",
+           "KINDS", "MAJOR", "MINOR", "MAX_DIGITS"]
 
 MAJOR, MINOR = 1, 0
 MAX_DIGITS = 4000          # per numerator / denominator
@@ -28,6 +31,7 @@ _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
 _HEX = re.compile(r"[0-9a-f]{64}\Z")
 _HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
+Z = Fraction(0)
 
 
 class CheckError(Exception):
@@ -50,6 +54,18 @@ class UsageError(CheckError):  # usage or I/O, e.g. a bad --network file (exit 3
     exit_code = 3
 
 
+def require(cond, code, lineno, msg):
+    """Raise ``Reject(code, lineno, msg)`` unless ``cond``."""
+    if not cond:
+        raise Reject(code, lineno, msg)
+
+
+def wellformed(cond, code, lineno, msg):
+    """Raise ``Malformed(code, lineno, msg)`` unless ``cond``."""
+    if not cond:
+        raise Malformed(code, lineno, msg)
+
+
 def q(token, lineno=0):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
     if not isinstance(token, str) or not _RAT.match(token):
@@ -61,6 +77,11 @@ def q(token, lineno=0):
     if (den and (den == "1" or v.denominator != int(den))) or token == "-0":
         raise Malformed("E_NUMBER", lineno, f"not a canonical rational: {token!r}")
     return v
+
+
+def qs(tokens, lineno=0):
+    """A list of strict canonical rationals."""
+    return [q(t, lineno) for t in tokens]
 
 
 def ints(tokens, lineno=0):
@@ -75,6 +96,35 @@ def ints(tokens, lineno=0):
     return out
 
 
+def dot(a, x):
+    return sum((u * v for u, v in zip(a, x)), Z)
+
+
+def eliminate(M):
+    """(rank, determinant if M is square else 0) of a matrix of Fractions: rows cleared of
+    denominators, then fraction-free (Bareiss) elimination over the integers, every division exact."""
+    rows, scale = [], 1
+    for r in M:
+        d = math.lcm(*(v.denominator for v in r)) if r else 1
+        rows.append([int(v * d) for v in r])
+        scale *= d
+    ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
+    for c in range(ncol):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
+        if piv is None:
+            continue
+        if piv != r:
+            rows[r], rows[piv], sign = rows[piv], rows[r], -sign
+        p, top = rows[r][c], rows[r]
+        for i in range(r + 1, len(rows)):
+            a = rows[i][c]
+            rows[i] = [0] * (c + 1) + [(p * v - a * t) // prev for v, t in zip(rows[i][c + 1:], top[c + 1:])]
+        prev, r = p, r + 1
+        if r == len(rows):
+            break
+    return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
+
+
 class Net:
     """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
 
@@ -82,6 +132,11 @@ class Net:
         self.arch, self.W, self.b, self.depth = list(arch), W, b, len(W)
         self.num_parameters = sum(len(r) for M in W for r in M) + sum(len(v) for v in b)
         self.num_hidden = sum(self.arch[1:-1])
+
+    @classmethod
+    def of(cls, W, b):
+        """The Net of weight matrices ``W`` and bias vectors ``b`` (the widths read off)."""
+        return cls([len(W[0][0])] + [len(v) for v in b], W, b)
 
     def same(self, other):
         return (self.arch, self.W, self.b) == (other.arch, other.W, other.b)
@@ -91,9 +146,9 @@ def forward(net, x):
     """Exact evaluation: (list of pre-activation vectors per layer incl. output, output)."""
     h, pre = list(x), []
     for l, (W, b) in enumerate(zip(net.W, net.b)):
-        z = [sum((w * v for w, v in zip(row, h)), Fraction(0)) + c for row, c in zip(W, b)]
+        z = [dot(row, h) + c for row, c in zip(W, b)]
         pre.append(z)
-        h = z if l == net.depth - 1 else [v if v > 0 else Fraction(0) for v in z]
+        h = z if l == net.depth - 1 else [v if v > 0 else Z for v in z]
     return pre, h
 
 
@@ -101,24 +156,22 @@ def _pattern_layers(net, pattern):
     """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
     pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
     ends = [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
-    if len(pattern) != net.num_hidden:
-        raise Malformed("E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
+    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
     return [pattern[a:e] for a, e in zip(ends, ends[1:])]
 
 
 def local_affine(net, pattern):
     """Per layer (output last), the pattern-P affine forms (g, c), z = g.x + c, of the pre-activations."""
     P, n0, layers = _pattern_layers(net, pattern), net.arch[0], []
-    cur = [([Fraction(int(i == j)) for j in range(n0)], Fraction(0)) for i in range(n0)]
+    cur = [([Fraction(int(i == j)) for j in range(n0)], Z) for i in range(n0)]
     for l, (W, b) in enumerate(zip(net.W, net.b)):
         z = []
         for row, c in zip(W, b):
-            g = [sum((w * cur[j][0][k] for j, w in enumerate(row) if w), Fraction(0)) for k in range(n0)]
-            z.append((g, c + sum((w * cur[j][1] for j, w in enumerate(row) if w), Fraction(0))))
+            g = [sum((w * cur[j][0][k] for j, w in enumerate(row) if w), Z) for k in range(n0)]
+            z.append((g, c + sum((w * cur[j][1] for j, w in enumerate(row) if w), Z)))
         layers.append(z)
         if l < net.depth - 1:
-            zero = ([Fraction(0)] * n0, Fraction(0))
-            cur = [zi if P[l][i] else zero for i, zi in enumerate(z)]
+            cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(z)]
     return layers
 
 
@@ -129,7 +182,7 @@ def in_region(net, pattern, points):
     for x in points:
         for l in range(net.depth - 1):
             for i, (g, c) in enumerate(forms[l]):
-                z = sum((a * v for a, v in zip(g, x)), Fraction(0)) + c
+                z = dot(g, x) + c
                 if (z < 0) if P[l][i] else (z > 0):
                     return False
     return True
@@ -154,40 +207,30 @@ def _digest(lines):
 def _net_block(lines, i, name):
     """Parse ``<name> begin`` .. ``<name> end`` and ``<name>-digest`` from line index i."""
     def at(k):
-        if k >= len(lines):
-            raise Malformed("E_TRUNCATED", k, f"file ends inside the {name} block")
+        wellformed(k < len(lines), "E_TRUNCATED", k, f"file ends inside the {name} block")
         return lines[k].split(" ")
-    start = i
-    if lines[i:i + 1] != [f"{name} begin"]:
-        raise Malformed("E_SYNTAX", i + 1, f"expected '{name} begin'")
+    wellformed(lines[i:i + 1] == [f"{name} begin"], "E_SYNTAX", i + 1, f"expected '{name} begin'")
     t = at(i + 1)
-    if t[0] != "arch" or len(t) < 3:
-        raise Malformed("E_SYNTAX", i + 2, "expected 'arch n0 ... nL' with at least two widths")
+    wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2, "expected 'arch n0 ... nL' with at least two widths")
     arch = ints(t[1:], i + 2)
-    if min(arch) < 1:
-        raise Malformed("E_SHAPE", i + 2, "every width must be positive")
+    wellformed(min(arch) >= 1, "E_SHAPE", i + 2, "every width must be positive")
     k, W, b = i + 2, [], []
     for l in range(1, len(arch)):
-        rows = []
-        for _ in range(arch[l]):
+        rows = []  # the arch[l] rows of W_l, then b_l
+        for key, count in [("w", arch[l - 1])] * arch[l] + [("b", arch[l])]:
             t = at(k)
-            if t[0] != "w" or len(t) != arch[l - 1] + 1:
-                raise Malformed("E_SHAPE", k + 1, f"expected 'w' with {arch[l - 1]} numbers (layer {l})")
-            rows.append([q(v, k + 1) for v in t[1:]])
+            wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1,
+                       f"expected {key!r} with {count} numbers (layer {l})")
+            rows.append(qs(t[1:], k + 1))
             k += 1
-        t = at(k)
-        if t[0] != "b" or len(t) != arch[l] + 1:
-            raise Malformed("E_SHAPE", k + 1, f"expected 'b' with {arch[l]} numbers (layer {l})")
-        W.append(rows)
-        b.append([q(v, k + 1) for v in t[1:]])
-        k += 1
-    if at(k) != [name, "end"]:
-        raise Malformed("E_SYNTAX", k + 1, f"expected '{name} end'")
+        W.append(rows[:-1])
+        b.append(rows[-1])
+    wellformed(at(k) == [name, "end"], "E_SYNTAX", k + 1, f"expected '{name} end'")
     t = at(k + 1)
-    if t[0] != f"{name}-digest" or len(t) != 2 or not _HEX.match(t[1]):
-        raise Malformed("E_SYNTAX", k + 2, f"expected '{name}-digest <64 lower-case hex>'")
-    if t[1] != _digest(lines[start:k + 1]):
-        raise Malformed("E_NETWORK_DIGEST", k + 2, f"{name} digest does not match the {name} block")
+    wellformed(t[0] == f"{name}-digest" and len(t) == 2 and _HEX.match(t[1]), "E_SYNTAX", k + 2,
+               f"expected '{name}-digest <64 lower-case hex>'")
+    wellformed(t[1] == _digest(lines[i:k + 1]), "E_NETWORK_DIGEST", k + 2,
+               f"{name} digest does not match the {name} block")
     return Net(arch, W, b), k + 1  # index of the digest line
 
 
@@ -195,50 +238,40 @@ def parse(text):
     """Parse the frame; returns a Cert or raises Malformed."""
     for n, line in enumerate(text.split("\n"), 1):
         bad = [ch for ch in line if not " " <= ch <= "~"]
-        if bad:
-            code = "E_CR" if "\r" in bad else "E_BYTE"
-            raise Malformed(code, n, f"byte {ord(bad[0]):#x} is not allowed (printable ASCII and LF only)")
-        if len(line) > MAX_LINE:
-            raise Malformed("E_LIMIT", n, f"line longer than {MAX_LINE} characters")
-    if not text.endswith("\n"):
-        raise Malformed("E_TRUNCATED", text.count("\n") + 1, "file does not end with a line feed")
+        wellformed(not bad, "E_CR" if "\r" in bad else "E_BYTE", n,
+                   f"byte {ord(bad[0]) if bad else 0:#x} is not allowed (printable ASCII and LF only)")
+        wellformed(len(line) <= MAX_LINE, "E_LIMIT", n, f"line longer than {MAX_LINE} characters")
+    wellformed(text.endswith("\n"), "E_TRUNCATED", text.count("\n") + 1, "file does not end with a line feed")
     lines = text[:-1].split("\n")
     for n, line in enumerate(lines, 1):
-        if line == "" or line.startswith(" ") or line.endswith(" ") or "  " in line:
-            raise Malformed("E_SYNTAX", n, "empty line or stray spaces (tokens are separated by one space)")
+        wellformed(line != "" and not line.startswith(" ") and not line.endswith(" ") and "  " not in line,
+                   "E_SYNTAX", n, "empty line or stray spaces (tokens are separated by one space)")
     m = _HEAD.match(lines[0])
-    if not m:
-        raise Malformed("E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
+    wellformed(m, "E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
     major, minor = int(m.group(1)), int(m.group(2))
-    if major != MAJOR or minor > MINOR:
-        raise Malformed("E_VERSION", 1, f"version {major}.{minor} not supported (this checker: {MAJOR}.{MINOR})")
+    wellformed(major == MAJOR and minor <= MINOR, "E_VERSION", 1,
+               f"version {major}.{minor} not supported (this checker: {MAJOR}.{MINOR})")
     last = lines[-1].split(" ")
-    if last[0] != "end" or len(last) != 2 or not _HEX.match(last[1]):
-        raise Malformed("E_FOOTER", len(lines), "missing footer 'end <sha256>' (truncated file?)")
-    if last[1] != _digest(lines[:-1]):
-        raise Malformed("E_DIGEST", len(lines), "footer digest does not match the certificate")
-    if len(lines) < 4:
-        raise Malformed("E_TRUNCATED", len(lines), "certificate too short")
+    wellformed(last[0] == "end" and len(last) == 2 and _HEX.match(last[1]), "E_FOOTER", len(lines),
+               "missing footer 'end <sha256>' (truncated file?)")
+    wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines), "footer digest does not match the certificate")
+    wellformed(len(lines) >= 4, "E_TRUNCATED", len(lines), "certificate too short")
     t = lines[1].split(" ")
-    if t[0] != "kind" or len(t) != 2:
-        raise Malformed("E_SYNTAX", 2, "second line must be 'kind <KIND>'")
-    if t[1] not in KINDS:
-        raise Malformed("E_KIND", 2, f"unknown kind {t[1]!r}")
+    wellformed(t[0] == "kind" and len(t) == 2, "E_SYNTAX", 2, "second line must be 'kind <KIND>'")
+    wellformed(t[1] in KINDS, "E_KIND", 2, f"unknown kind {t[1]!r}")
     kind = t[1]
     net, k = _net_block(lines, 2, "network")
-    other = None
-    if kind in TWO_NETWORKS:
-        other, k = _net_block(lines, k + 1, "other")
+    other = _net_block(lines, k + 1, "other") if kind in TWO_NETWORKS else None
+    k = other[1] if other else k
     conc = lines[-2].split(" ")
-    if len(lines) - 2 <= k or conc[0] != "conclusion" or len(conc) != 2:
-        raise Malformed("E_SYNTAX", len(lines) - 1, "expected 'conclusion <KIND>' before the footer")
-    if conc[1] != kind:
-        raise Malformed("E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} differs from kind {kind!r}")
+    wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
+               "expected 'conclusion <KIND>' before the footer")
+    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} differs from kind {kind!r}")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
-        if toks[0] in ("network", "other", "conclusion", "end", "kind", "exactnet"):
-            raise Malformed("E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
-    return Cert((major, minor), kind, net, other, body)
+        wellformed(toks[0] not in ("network", "other", "conclusion", "end", "kind", "exactnet"), "E_SYNTAX", n,
+                   f"frame keyword {toks[0]!r} inside the body")
+    return Cert((major, minor), kind, net, other[0] if other else None, body)
 
 
 def _json_number(v, where):
@@ -256,27 +289,27 @@ def _json_number(v, where):
 
 def load_network_json(text):
     """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
+    def need(cond, msg):
+        if not cond:
+            raise UsageError("E_NETWORK_FILE", 0, msg)
     try:
         obj = json.loads(text)
     except ValueError as e:
         raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
-    if not isinstance(obj, dict) or obj.get("format") != "exactnet-network/1":
-        raise UsageError("E_NETWORK_FILE", 0, "network file format must be 'exactnet-network/1'")
+    need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1",
+         "network file format must be 'exactnet-network/1'")
     layers = obj.get("layers")
-    if not isinstance(layers, list) or not layers:
-        raise UsageError("E_NETWORK_FILE", 0, "'layers' must be a non-empty list")
+    need(isinstance(layers, list) and layers, "'layers' must be a non-empty list")
     W, b, arch = [], [], None
     for l, layer in enumerate(layers, 1):
-        if not isinstance(layer, dict) or not isinstance(layer.get("weights"), list) \
-                or not isinstance(layer.get("biases"), list):
-            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: needs lists 'weights' and 'biases'")
+        need(isinstance(layer, dict) and isinstance(layer.get("weights"), list)
+             and isinstance(layer.get("biases"), list), f"layer {l}: needs lists 'weights' and 'biases'")
         rows = [[_json_number(v, f"layer {l}") for v in r] if isinstance(r, list) else None
                 for r in layer["weights"]]
-        if not rows or None in rows or len({len(r) for r in rows}) != 1 or not rows[0]:
-            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: weights must be a non-empty matrix")
+        need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0],
+             f"layer {l}: weights must be a non-empty matrix")
         arch = arch or [len(rows[0])]
-        if len(rows[0]) != arch[-1] or len(layer["biases"]) != len(rows):
-            raise UsageError("E_NETWORK_FILE", 0, f"layer {l}: shapes do not chain")
+        need(len(rows[0]) == arch[-1] and len(layer["biases"]) == len(rows), f"layer {l}: shapes do not chain")
         arch.append(len(rows))
         W.append(rows)
         b.append([_json_number(v, f"layer {l}") for v in layer["biases"]])
@@ -286,8 +319,7 @@ def load_network_json(text):
 def _kind_module(kind):
     name = "kind_" + kind.lower().replace("-", "_")
     here = os.path.dirname(os.path.abspath(__file__))
-    if not os.path.exists(os.path.join(here, name + ".py")):
-        raise Reject("E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
+    require(os.path.exists(os.path.join(here, name + ".py")), "E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
     parent = os.path.dirname(here)
     if parent not in sys.path:
         sys.path.insert(0, parent)
@@ -304,9 +336,8 @@ def check_text(text, network_json_text=None):
     try:
         cert = parse(text)
         if network_json_text is not None:
-            user = load_network_json(network_json_text)
-            if not user.same(cert.network):
-                raise Reject("E_NETWORK_MISMATCH", 3, "the embedded network is not the given network file")
+            require(load_network_json(network_json_text).same(cert.network), "E_NETWORK_MISMATCH", 3,
+                    "the embedded network is not the given network file")
         _kind_module(cert.kind).check(cert)
     except CheckError as e:
         return e.exit_code, "s NOT VERIFIED", [f"c line {e.lineno} {e.code}: {e.msg}"]

@@ -8,15 +8,16 @@ and this rule verifies that the pattern-local affine map of ``h`` is zero on eve
 
 from fractions import Fraction
 
+from proofs import check as fw
 from proofs import kind_regions
 
 __all__ = ["difference", "verify", "check"]
 
-Z, ONE = Fraction(0), Fraction(1)
+Z = Fraction(0)
 
 
 def _eye(n):
-    return [[ONE if i == j else Z for j in range(n)] for i in range(n)]
+    return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
 
 
 def _pad(Ws, bs, H):
@@ -26,10 +27,9 @@ def _pad(Ws, bs, H):
         return Ws, bs
     if k == 0:
         W, b, m = Ws[0], bs[0], len(bs[0])
-        hid = [[r for r in W] + [[-v for v in r] for r in W]] + [_eye(2 * m) for _ in range(H - 1)]
+        hid = [list(W) + [[-v for v in r] for r in W]] + [_eye(2 * m) for _ in range(H - 1)]
         hb = [list(b) + [-v for v in b]] + [[Z] * (2 * m) for _ in range(H - 1)]
-        read = [[ONE if j == i else (-ONE if j == i + m else Z) for j in range(2 * m)] for i in range(m)]
-        return hid + [read], hb + [[Z] * m]
+        return hid + [[r + [-v for v in r] for r in _eye(m)]], hb + [[Z] * m]
     w = len(bs[-2])
     return (Ws[:-1] + [_eye(w) for _ in range(H - k)] + [Ws[-1]],
             bs[:-1] + [[Z] * w for _ in range(H - k)] + [bs[-1]])
@@ -52,32 +52,31 @@ def difference(Wf, bf, Wg, bg):
     return Ws, bs
 
 
-def verify(Wf, bf, Wg, bg, body, fail):
-    """Verify ``f = g`` on the body's domain; returns the number of cells."""
-    if len(Wf[0][0]) != len(Wg[0][0]) or len(bf[-1]) != len(bg[-1]):
-        fail("reject", "E_SHAPE", 0, "the two networks have different input or output widths")
-    Ws, bs = difference(Wf, bf, Wg, bg)
-    if len(Ws) == 1:
-        if len(body) != 1 or body[0][1][:1] != ["domain"]:
-            fail("malformed", "E_SYNTAX", body[0][0] if body else 0, "affine pair: body is one domain line")
-        if any(v for r in Ws[0] for v in r) or any(bs[0]):
-            fail("reject", "E_NONZERO", 0, "the affine difference is not zero")
+def _verify(f, g, body):
+    fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0,
+               "the two networks have different input or output widths")
+    h = fw.Net.of(*difference(f.W, f.b, g.W, g.b))
+    if h.depth == 1:
+        fw.wellformed(len(body) == 1 and body[0][1][:1] == ["domain"], "E_SYNTAX", body[0][0] if body else 0,
+                      "affine pair: body is one domain line")
+        fw.require(not any(v for r in h.W[0] for v in r) and not any(h.b[0]), "E_NONZERO", 0,
+                   "the affine difference is not zero")
         return 0
-    K = kind_regions.verify(Ws, bs, body, fail)
-    out = [[Z] * len(bs[-1])]  # a dummy layer makes _local return the output rows too
-    for ln, toks in body:
-        if toks[0] == "cell":
-            rows = kind_regions._local(Ws + [out], bs + [out[0]], tuple(int(t) for t in toks[2:]))
-            if any(any(g) or c for g, c in rows[-len(bs[-1]):]):
-                fail("reject", "E_NONZERO", ln, f"the difference is not zero on cell {toks[1]}")
-    return K
+    cells, pats = kind_regions.verify_net(h, body)
+    for ln, I in cells:
+        fw.require(not any(any(a) or c for a, c in fw.local_affine(h, pats[I])[-1]), "E_NONZERO", ln,
+                   f"the difference is not zero on cell {I}")
+    return len(pats)
+
+
+def verify(Wf, bf, Wg, bg, body, fail):
+    """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
+    try:
+        return _verify(fw.Net.of(Wf, bf), fw.Net.of(Wg, bg), body)
+    except fw.CheckError as e:
+        fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
 
 
 def check(cert):
     """Framework entry point (see proofs/check.py for ``cert``)."""
-    from proofs import check as fw  # noqa: PLC0415
-
-    def fail(kind, code, ln, msg):
-        raise (fw.Reject if kind == "reject" else fw.Malformed)(code, ln, msg)
-
-    verify(cert.weights, cert.biases, cert.other_weights, cert.other_biases, list(cert.body), fail)
+    _verify(cert.network, cert.other, cert.body)

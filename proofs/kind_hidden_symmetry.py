@@ -4,11 +4,16 @@
 ``equivalence shallow-invariants`` (one hidden layer: equal invariants of f, Theorem 1 of
 proofs/lemmas/shallow.md) or one or more ``equivalence rule NAME LAYER ARGS...`` lines
 (replayed by proofs/rules.py, proofs/lemmas/symmetry_rules.md; the result must be theta').
-Non-orbit: the orbit invariant of Lemma 3 (one hidden layer, complete) or, deeper, the
-multiset of normalised first-layer rows with the output bias (sound, not complete).
+Non-orbit: the canonical forms of proofs/orbit.py differ or, when they cannot decide, the
+orbit invariant of Lemma 3 (one hidden layer, complete) or, deeper, the multiset of
+normalised first-layer rows with the output bias (sound, not complete) differs.
 """
 
 from fractions import Fraction
+
+from proofs import check as fw
+from proofs.orbit import outside_orbit
+from proofs.rules import RuleError, replay
 
 __all__ = ["shallow_invariants", "orbit_key", "check"]
 
@@ -36,9 +41,8 @@ def shallow_invariants(W, b, V, d):
 
 def orbit_key(net):
     """Orbit invariant (Lemma 3 of proofs/lemmas/shallow.md; deeper: first layer only)."""
-    W, b = net.W[0], net.b[0]
     keys = []
-    for j, (w, bj) in enumerate(zip(W, b)):
+    for j, (w, bj) in enumerate(zip(net.W[0], net.b[0])):
         row = list(w) + [bj]
         col = [r[j] for r in net.W[1]] if net.depth == 2 else []
         a = next((abs(v) for v in row if v), None)
@@ -51,24 +55,19 @@ def orbit_key(net):
 
 
 def check(cert):
-    from proofs import check as fw  # noqa: PLC0415
-    from proofs.rules import RuleError, replay  # noqa: PLC0415
-
     net, other, body = cert.network, cert.other, list(cert.body)
-    if net.arch != other.arch:
-        raise fw.Reject("E_SHAPE", 0, "theta' has a different architecture")
-    if len(body) < 2 or body[0][1][0] != "mechanism" or len(body[0][1]) != 2:
-        raise fw.Malformed("E_SYNTAX", body[0][0] if body else 0, "body starts with 'mechanism NAME'")
+    fw.require(net.arch == other.arch, "E_SHAPE", 0, "theta' has a different architecture")
+    fw.wellformed(len(body) >= 2 and body[0][1][0] == "mechanism" and len(body[0][1]) == 2, "E_SYNTAX",
+                  body[0][0] if body else 0, "body starts with 'mechanism NAME'")
     eq = body[1:]
-    if any(t[0] != "equivalence" or len(t) < 2 for _, t in eq):
-        raise fw.Malformed("E_SYNTAX", eq[0][0], "expected 'equivalence METHOD ...' lines")
+    fw.wellformed(all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq), "E_SYNTAX", eq[0][0],
+                  "expected 'equivalence METHOD ...' lines")
     ln = eq[0][0]
     if eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
-        if net.depth != 2:
-            raise fw.Reject("E_DEPTH", ln, "shallow-invariants needs one hidden layer")
-        if shallow_invariants(net.W[0], net.b[0], net.W[1], net.b[1]) != \
-                shallow_invariants(other.W[0], other.b[0], other.W[1], other.b[1]):
-            raise fw.Reject("E_NOT_EQUIVALENT", ln, "the invariants of the two functions differ")
+        fw.require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
+        fw.require(shallow_invariants(net.W[0], net.b[0], net.W[1], net.b[1])
+                   == shallow_invariants(other.W[0], other.b[0], other.W[1], other.b[1]),
+                   "E_NOT_EQUIVALENT", ln, "the invariants of the two functions differ")
     elif all(t[1] == "rule" for _, t in eq):
         Ws, bs = net.W, net.b
         for n, t in eq:
@@ -76,12 +75,9 @@ def check(cert):
                 Ws, bs = replay(Ws, bs, t[2:])
             except RuleError as e:
                 raise fw.Reject(e.code, n, str(e)) from None
-        if Ws != other.W or bs != other.b:
-            raise fw.Reject("E_NOT_DERIVED", ln, "the replayed rules do not give theta'")
+        fw.require(Ws == other.W and bs == other.b, "E_NOT_DERIVED", ln, "the replayed rules do not give theta'")
     else:
         raise fw.Malformed("E_METHOD", ln, "unknown equivalence method")
-    from proofs.orbit import outside_orbit  # noqa: PLC0415  (canonical forms, lemmas/orbit.md)
-
-    out = outside_orbit(net.W, net.b, other.W, other.b)
-    if out is False or (out is None and orbit_key(net) == orbit_key(other)):
-        raise fw.Reject("E_ORBIT", ln, "the orbit invariant does not separate theta' from theta")
+    out = outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms, proofs/lemmas/orbit.md
+    fw.require(out is True or (out is None and orbit_key(net) != orbit_key(other)), "E_ORBIT", ln,
+               "the orbit invariant does not separate theta' from theta")

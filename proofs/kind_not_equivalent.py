@@ -12,19 +12,14 @@ __all__ = ["check"]
 
 def check(cert):
     f, g, body = cert.network, cert.other, cert.body
-    if [t[0] for _, t in body] != ["witness", "value", "other-value"]:
-        ln = body[0][0] if body else 0
-        raise fw.Malformed("E_SYNTAX", ln, "body must be the lines witness, value, other-value")
+    fw.wellformed([t[0] for _, t in body] == ["witness", "value", "other-value"], "E_SYNTAX",
+                  body[0][0] if body else 0, "body must be the lines witness, value, other-value")
     (lw, tw), (lv, tv), (lo, to) = body
-    if f.arch[0] != g.arch[0] or f.arch[-1] != g.arch[-1]:
-        raise fw.Reject("E_SHAPE", lw, "the two networks have different input or output widths")
-    if len(tw) != f.arch[0] + 1 or len(tv) != f.arch[-1] + 1 or len(to) != g.arch[-1] + 1:
-        raise fw.Malformed("E_SHAPE", lw, "wrong number of coordinates in witness, value or other-value")
-    x = [fw.q(t, lw) for t in tw[1:]]
-    y, z = [fw.q(t, lv) for t in tv[1:]], [fw.q(t, lo) for t in to[1:]]
-    if fw.forward(f, x)[1] != y:
-        raise fw.Reject("E_VALUE", lv, "value is not f(witness)")
-    if fw.forward(g, x)[1] != z:
-        raise fw.Reject("E_VALUE", lo, "other-value is not g(witness)")
-    if y == z:
-        raise fw.Reject("E_EQUAL", lo, "f and g agree at the witness")
+    fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", lw,
+               "the two networks have different input or output widths")
+    fw.wellformed(len(tw) == f.arch[0] + 1 and len(tv) == len(to) == f.arch[-1] + 1, "E_SHAPE", lw,
+                  "wrong number of coordinates in witness, value or other-value")
+    x, y, z = fw.qs(tw[1:], lw), fw.qs(tv[1:], lv), fw.qs(to[1:], lo)
+    fw.require(fw.forward(f, x)[1] == y, "E_VALUE", lv, "value is not f(witness)")
+    fw.require(fw.forward(g, x)[1] == z, "E_VALUE", lo, "other-value is not g(witness)")
+    fw.require(y != z, "E_EQUAL", lo, "f and g agree at the witness")

@@ -6,7 +6,9 @@ layer compensates), sorted, tie classes tried in every order (lexicographically 
 serialisation wins). ``None`` when a hidden neuron has a zero row or the ties exceed LIMIT.
 """
 
-from itertools import permutations, product
+from itertools import groupby, permutations, product
+
+__all__ = ["LIMIT", "canonical", "outside_orbit"]
 
 LIMIT = 5040
 
@@ -14,38 +16,29 @@ LIMIT = 5040
 def _canon(Ws, bs, l, budget):
     if l >= len(Ws):
         return Ws, bs
-    W, b, V = Ws[l - 1], bs[l - 1], Ws[l]
-    rows = []
-    for i, (w, c) in enumerate(zip(W, b)):
+    rows = []  # (normalised row (w, b), scale, neuron index) of hidden layer l
+    for i, (w, c) in enumerate(zip(Ws[l - 1], bs[l - 1])):
         full = list(w) + [c]
         s = next((abs(v) for v in full if v != 0), None)
         if s is None:
             return None
         rows.append(([v / s for v in full], s, i))
     rows.sort(key=lambda r: r[0])
-    groups = []
-    for r in rows:
-        if groups and groups[-1][-1][0] == r[0]:
-            groups[-1].append(r)
-        else:
-            groups.append([r])
+    groups = [list(g) for _, g in groupby(rows, key=lambda r: r[0])]
     best = None
     for choice in product(*[permutations(g) for g in groups]):
         budget[0] -= 1
         if budget[0] < 0:
             return None
         order = [r for g in choice for r in g]
-        W2 = [r[0][:-1] for r in order]
-        b2 = [r[0][-1] for r in order]
-        V2 = [[row[r[2]] * r[1] for r in order] for row in V]
         nW, nb = list(Ws), list(bs)
-        nW[l - 1], nb[l - 1], nW[l] = W2, b2, V2
+        nW[l - 1], nb[l - 1] = [r[0][:-1] for r in order], [r[0][-1] for r in order]
+        nW[l] = [[row[r[2]] * r[1] for r in order] for row in Ws[l]]
         done = _canon(nW, nb, l + 1, budget)
         if done is None:
             return None
-        key = (done[0], done[1])
-        if best is None or key < best:
-            best = key
+        if best is None or done < best:
+            best = done
     return best
 
 
