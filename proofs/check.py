@@ -156,7 +156,8 @@ def _pattern_layers(net, pattern):
     """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
     pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
     ends = [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
-    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length differs from the number of hidden neurons")
+    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0,
+               "pattern length differs from the number of hidden neurons")
     return [pattern[a:e] for a, e in zip(ends, ends[1:])]
 
 
@@ -211,7 +212,8 @@ def _net_block(lines, i, name):
         return lines[k].split(" ")
     wellformed(lines[i:i + 1] == [f"{name} begin"], "E_SYNTAX", i + 1, f"expected '{name} begin'")
     t = at(i + 1)
-    wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2, "expected 'arch n0 ... nL' with at least two widths")
+    wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2,
+               "expected 'arch n0 ... nL' with at least two widths")
     arch = ints(t[1:], i + 2)
     wellformed(min(arch) >= 1, "E_SHAPE", i + 2, "every width must be positive")
     k, W, b = i + 2, [], []
@@ -254,7 +256,8 @@ def parse(text):
     last = lines[-1].split(" ")
     wellformed(last[0] == "end" and len(last) == 2 and _HEX.match(last[1]), "E_FOOTER", len(lines),
                "missing footer 'end <sha256>' (truncated file?)")
-    wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines), "footer digest does not match the certificate")
+    wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines),
+               "footer digest does not match the certificate")
     wellformed(len(lines) >= 4, "E_TRUNCATED", len(lines), "certificate too short")
     t = lines[1].split(" ")
     wellformed(t[0] == "kind" and len(t) == 2, "E_SYNTAX", 2, "second line must be 'kind <KIND>'")
@@ -266,7 +269,8 @@ def parse(text):
     conc = lines[-2].split(" ")
     wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
                "expected 'conclusion <KIND>' before the footer")
-    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} differs from kind {kind!r}")
+    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1,
+               f"conclusion {conc[1]!r} differs from kind {kind!r}")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
         wellformed(toks[0] not in ("network", "other", "conclusion", "end", "kind", "exactnet"), "E_SYNTAX", n,
@@ -319,7 +323,8 @@ def load_network_json(text):
 def _kind_module(kind):
     name = "kind_" + kind.lower().replace("-", "_")
     here = os.path.dirname(os.path.abspath(__file__))
-    require(os.path.exists(os.path.join(here, name + ".py")), "E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
+    require(os.path.exists(os.path.join(here, name + ".py")), "E_UNSUPPORTED", 2,
+            f"this checker has no rule for kind {kind}")
     parent = os.path.dirname(here)
     if parent not in sys.path:
         sys.path.insert(0, parent)

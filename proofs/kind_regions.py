@@ -64,7 +64,8 @@ def _parse(body, n, N, index):
                 kind, a, b, lam = toks[k:k + 4]
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
                 terms.append((kind, tuple(_ints(ln, [a, b])), _nums(ln, [lam])[0]))
-            bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "unknown or repeated forced neuron", "E_INDEX")
+            bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "unknown or repeated forced neuron",
+                "E_INDEX")
             forced[(I, index[(l, i)])] = (ln, mu, terms)
         elif kw in ("facet", "facet-box"):
             m = 5 if kw == "facet" else 4
@@ -73,7 +74,8 @@ def _parse(body, n, N, index):
         else:
             raise fw.Malformed("E_SYNTAX", ln, f"unknown keyword {kw!r}")
     bad(None not in pats and None not in pts, ln, "every cell needs a cell line and a point line", "E_MISSING")
-    fw.require(len(set(pats)) == K and K > 0, "E_DUPLICATE", ln, "patterns must be distinct and at least one cell listed")
+    fw.require(len(set(pats)) == K and K > 0, "E_DUPLICATE", ln,
+               "patterns must be distinct and at least one cell listed")
     return box, pats, pts, forced, facets, cells
 
 
@@ -115,7 +117,8 @@ def verify_net(net, body):
         for k in range(N):
             if pats[I][:k] + (1 - pats[I][k],) in prefixes:
                 continue
-            fw.require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: neuron {names[k]} neither splits nor is forced")
+            fw.require((I, k) in forced, "E_UNCOVERED", ln,
+                       f"cell {I}: neuron {names[k]} neither splits nor is forced")
             used.add((I, k))
             fln, mu, terms = forced[(I, k)]
             fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
@@ -130,7 +133,8 @@ def verify_net(net, body):
                     g, c = side(fln, a, b)
                 acc = [u + lam * v for u, v in zip(acc, g)]
                 accc += lam * c
-            fw.require((acc, accc) == sgn(I, k), "E_IDENTITY", fln, f"multipliers do not reproduce neuron {names[k]}")
+            fw.require((acc, accc) == sgn(I, k), "E_IDENTITY", fln,
+                       f"multipliers do not reproduce neuron {names[k]}")
     fw.require(not set(forced) - used, "E_UNUSED", ln, "a forced line for a neuron that splits")
     # 3. facet witnesses: w on the facet's hyperplane, strict elsewhere (coincident allowed),
     #    and w in the closed region of the named neighbour
@@ -148,10 +152,12 @@ def verify_net(net, body):
         for g, c in [sgn(I, t) for t in range(N)] + sides:
             v = fw.dot(g, w) + c
             par = all(g[p] * g0[q] == g[q] * g0[p] for p in range(n) for q in range(n))
-            fw.require(v > 0 or (v == 0 and par), "E_FACET", fln, "witness not in the relative interior of the facet")
+            fw.require(v > 0 or (v == 0 and par), "E_FACET", fln,
+                       "witness not in the relative interior of the facet")
         if kw == "facet":
             fw.require(pats[J][k] != pats[I][k], "E_FACET", fln, "neighbour has the same sign of the facet neuron")
-            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in (sgn(J, t) for t in range(N))), "E_FACET", fln, "witness not in the neighbour's region")
+            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in (sgn(J, t) for t in range(N))), "E_FACET", fln,
+                       "witness not in the neighbour's region")
     return cells, pats
 
 

@@ -70,7 +70,8 @@ def replay(Ws, bs, tokens):
             V[0][i] += 1
         else:  # active / hidden: the neuron is active wherever it matters; b_i += 1 is absorbed by c
             if name == "active":
-                need((not any(w) if l == 1 else all(x >= 0 for x in w)) and b[i] >= 0, "not active by structure")
+                need((not any(w) if l == 1 else all(x >= 0 for x in w)) and b[i] >= 0,
+                     "not active by structure")
             else:
                 need(l + 1 < len(Ws), "next layer must be hidden")
                 for k, row in enumerate(V):
