@@ -197,9 +197,6 @@ class Cert:
         self.conclusion, self.weights, self.biases = kind, network.W, network.b
         self.other_weights, self.other_biases = (other.W, other.b) if other else (None, None)
 
-    q, ints, forward = staticmethod(q), staticmethod(ints), staticmethod(forward)
-    local_affine, in_region = staticmethod(local_affine), staticmethod(in_region)
-
 
 def _digest(lines):
     return hashlib.sha256("".join(s + "\n" for s in lines).encode("ascii")).hexdigest()
