@@ -4,7 +4,7 @@ import random
 
 import pytest
 from flint import fmpq
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from exactnet.errors import UndecidedError, ValueRangeError
 from exactnet.examples import example
@@ -30,10 +30,28 @@ def test_evaluation_invariant_under_orbit(net, seed, data):
 
 @given(networks(architectures(max_output=2), max_num=2, max_den=2), st.integers(0, 10**6))
 def test_canonical_form_is_idempotent_and_orbit_invariant(net, seed):
+    # Zero incoming rows: documented as incomplete (exactnet/symmetry.py); only soundness holds.
+    assume(not has_zero_rows(net))
     c = canonical_form(net)
     assert canonical_form(c) == c
     assert canonical_form(random_orbit_element(net, seed)) == c
     assert same_orbit(net, random_orbit_element(net, seed + 1))
+
+
+@given(networks(architectures(max_output=2), max_num=2, max_den=2), st.integers(0, 10**6), st.data())
+def test_zero_row_networks_never_give_a_false_orbit_answer(net, seed, data):
+    l = data.draw(st.integers(1, net.depth - 1)) if net.depth > 1 else None
+    assume(l is not None)
+    i = data.draw(st.integers(0, net.architecture[l] - 1))
+    W = [list(r) for r in net.weights(l)]
+    b = list(net.biases(l))
+    W[i], b[i] = [0] * len(W[i]), 0
+    net = net.replace_layer(l, W, b)
+    other = random_orbit_element(net, seed)
+    try:
+        assert same_orbit(net, other)
+    except UndecidedError:
+        pass  # the documented honest answer, never a wrong "different orbits"
 
 
 @given(networks(architectures(max_output=2)), st.data())
