@@ -1,10 +1,8 @@
 """Checker for kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md).
 
-Body: ``mechanism NAME L I [J]``, ``interval T``, ``delta`` (D rationals), ``invariant NAME [K]``,
-``witness`` line(s). The family theta + t*Delta (0 <= t <= T) keeps the function by the
-mechanism (its support and side conditions, checked at t = 0 and t = T: Lemma 2 of
-proofs/lemmas/not_locally_identifiable.md) and leaves the orbit for all but finitely many t by
-the invariant (Lemma 3: preactivation, contribution, ratio K), certified at the witness points.
+The family theta + t*Delta (0 <= t <= T) keeps the function by the mechanism (support and side
+conditions at t = 0 and t = T: Lemma 2 of proofs/lemmas/not_locally_identifiable.md) and leaves
+the orbit for all but finitely many t by the invariant at the witnesses (Lemma 3).
 """
 
 from fractions import Fraction
@@ -17,11 +15,6 @@ Z = Fraction(0)
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
 
-def _need(cond, cls, code, ln, msg):
-    if not cond:
-        raise cls(code, ln, msg)
-
-
 def _ratio(u, v):
     """lam with v = lam * u (u nonzero), else None."""
     k = next((k for k, x in enumerate(u) if x), None)
@@ -30,26 +23,26 @@ def _ratio(u, v):
 
 
 def check(cert):
-    net, body, M, R = cert.network, cert.body, fw.Malformed, fw.Reject
+    net, body, need, form = cert.network, cert.body, fw.require, fw.wellformed
     keys, ln = [t[0] for _, t in body], body[0][0] if body else 0
-    _need(keys[:4] == ["mechanism", "interval", "delta", "invariant"] and not set(keys[4:]) - {"witness"}
-          and len(body) >= 5 and len(body[0][1]) >= 4 and len(body[1][1]) == 2 and 2 <= len(body[3][1]) <= 3,
-          M, "E_SYNTAX", ln, "expected mechanism, interval, delta, invariant, witness lines")
+    form(keys[:4] == ["mechanism", "interval", "delta", "invariant"] and not set(keys[4:]) - {"witness"}
+         and len(body) >= 5 and len(body[0][1]) >= 4 and len(body[1][1]) == 2 and 2 <= len(body[3][1]) <= 3,
+         "E_SYNTAX", ln, "expected mechanism, interval, delta, invariant, witness lines")
     (lm, tm), (li, ti), (ld, td), (lv, tv), wit = *body[:4], body[4:]
     name, idx, inv = tm[1], fw.ints(tm[2:], lm), tv[1]
-    _need(name in ONE + TWO, M, "E_MECHANISM", lm, f"unknown mechanism {name!r}")
-    _need(inv in ("preactivation", "contribution", "ratio"), M, "E_METHOD", lv, f"unknown invariant {inv!r}")
-    _need((len(tv) == 3) == (inv == "ratio"), M, "E_SYNTAX", lv, "only invariant ratio names a neuron K")
-    _need(len(idx) == (3 if name in TWO else 2) and len(wit) == (1 if inv == "contribution" else 2),
-          M, "E_SYNTAX", lm, "wrong number of neuron indices or witness lines")
-    _need(len(td) == net.num_parameters + 1 and all(len(t) == net.arch[0] + 1 for _, t in wit),
-          M, "E_SHAPE", ld, "delta needs D numbers and every witness n0")
-    T, d, xs = fw.q(ti[1], li), [fw.q(v, ld) for v in td[1:]], [[fw.q(v, n) for v in t[1:]] for n, t in wit]
+    form(name in ONE + TWO, "E_MECHANISM", lm, f"unknown mechanism {name!r}")
+    form(inv in ("preactivation", "contribution", "ratio"), "E_METHOD", lv, f"unknown invariant {inv!r}")
+    form((len(tv) == 3) == (inv == "ratio"), "E_SYNTAX", lv, "only invariant ratio names a neuron K")
+    form(len(idx) == (3 if name in TWO else 2) and len(wit) == (1 if inv == "contribution" else 2),
+         "E_SYNTAX", lm, "wrong number of neuron indices or witness lines")
+    form(len(td) == net.num_parameters + 1 and all(len(t) == net.arch[0] + 1 for _, t in wit),
+         "E_SHAPE", ld, "delta needs D numbers and every witness n0")
+    T, d, xs = fw.q(ti[1], li), fw.qs(td[1:], ld), [fw.qs(t[1:], n) for n, t in wit]
     L, I, J = idx[0], idx[1], idx[-1]
-    _need(1 <= L < net.depth and all(0 <= k < net.arch[L] for k in idx[1:]) and (name in ONE or I != J),
-          R, "E_INDEX", lm, "L must be a hidden layer and the neurons in range and distinct")
-    _need(T > 0, R, "E_INTERVAL", li, "T must be positive")
-    dW, db, k, on = [], [], 0, set()  # Delta per layer; 'on': positions where it is nonzero
+    need(1 <= L < net.depth and all(0 <= k < net.arch[L] for k in idx[1:]) and (name in ONE or I != J),
+         "E_INDEX", lm, "L must be a hidden layer and the neurons in range and distinct")
+    need(T > 0, "E_INTERVAL", li, "T must be positive")
+    dW, db, k, on = [], [], 0, set()  # Delta per layer; 'on': its nonzero positions (layer, row, column)
     for l, (a, m) in enumerate(zip(net.arch, net.arch[1:])):
         dW.append([d[k + i * a:k + (i + 1) * a] for i in range(m)])
         db.append(d[k + a * m:k + a * m + m])
@@ -59,8 +52,8 @@ def check(cert):
     row = {(l0, i, j) for i in idx[1:] for j in range(n + 1)}  # incoming rows (bias at j = n)
     col = {(L, o, i) for o in range(len(V)) for i in idx[1:]}  # outgoing columns
     bias = {(l0, i, n) for i in idx[1:]} | {(L, o, len(V[0])) for o in range(len(V))}
-    _need(on <= {"active": bias, "dead": row | col, "unused": row, "proportional": col, "opposite": bias}[name],
-          R, "E_SUPPORT", ld, f"delta is nonzero outside the support of {name}")
+    support = {"active": bias, "dead": row | col, "unused": row, "proportional": col, "opposite": bias}[name]
+    need(on <= support, "E_SUPPORT", ld, f"delta is nonzero outside the support of {name}")
     r_ = lambda i, t: [x + t * y for x, y in zip(W[i] + [b[i]], dW[l0][i] + [db[l0][i]])]  # noqa: E731
     c_ = lambda i, t: [V[o][i] + t * dW[L][o][i] for o in range(len(V))]  # noqa: E731
     sg, lam = 1 if name == "proportional" else -1, _ratio(r_(I, Z), r_(J, Z)) if name in TWO else None
@@ -71,25 +64,25 @@ def check(cert):
                 "dead": all(w == 0 if L == 1 else w <= 0 for w in r[:-1]) and r[-1] <= 0,
                 "unused": not any(c_(I, t))}.get(name, lam is not None and r_(J, t) == [sg * lam * x for x in r])
         good = good and (name != "opposite" or all(x + lam * y == 0 for x, y in zip(c_(I, t), c_(J, t))))
-        _need(good, R, "E_CONDITION", lm, f"the side condition of {name} fails at t = {t}")
+        need(good, "E_CONDITION", lm, f"the side condition of {name} fails at t = {t}")
     beta = db[l0][I]
-    comp = {"active": [-V[o][I] * beta for o in range(len(V))], "opposite": [-x * beta for x in c_(I, Z)]}.get(name)
+    comp = {"active": [-x * beta for x in c_(I, Z)], "opposite": [-x * beta for x in c_(I, Z)]}.get(name)
     kept = name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))
-    _need((comp is None or db[L] == comp) and kept, R, "E_SUPPORT", ld, f"delta does not compensate as {name} requires")
+    need((comp is None or db[L] == comp) and kept, "E_SUPPORT", ld, f"delta does not compensate as {name} needs")
     gu = []
     for x in xs:
         pre, _ = fw.forward(net, x)
         h = x if l0 == 0 else [v if v > 0 else Z for v in pre[l0 - 1]]
-        gu.append((pre[l0][I], sum((p * v for p, v in zip(dW[l0][I], h)), Z) + beta))
+        gu.append((pre[l0][I], fw.dot(dW[l0][I], h) + beta))
     if inv == "contribution":
-        _need(L == net.depth - 1, R, "E_DEPTH", lv, "invariant contribution needs the last hidden layer")
+        need(L == net.depth - 1, "E_DEPTH", lv, "invariant contribution needs the last hidden layer")
         (g, u), dC = gu[0], [dW[L][o][I] for o in range(len(V))]
         ok = any(v * u + e * g for v, e in zip(c_(I, Z), dC)) or any(e * u for e in dC)
     elif inv == "ratio":
         K = fw.ints(tv[2:], lv)[0]
-        _need(K < net.arch[L + 1], R, "E_INDEX", lv, "neuron K is not in layer L + 1")
+        need(K < net.arch[L + 1], "E_INDEX", lv, "neuron K is not in layer L + 1")
         (g, u), e, q = gu[0], dW[L][K][I], fw.forward(net, xs[1])[0][L][K]
         ok = q != 0 and (V[K][I] * u + e * g != 0 or e * u != 0)
     else:
         ok = gu[0][0] * gu[1][1] - gu[1][0] * gu[0][1] != 0
-    _need(ok, R, "E_INVARIANT", lv, f"the witnesses do not certify the {inv} invariant")
+    need(ok, "E_INVARIANT", lv, f"the witnesses do not certify the {inv} invariant")
