@@ -983,7 +983,7 @@ SAMPLE_SPREADS = (0.5, 1.0, 2.0, 4.0, 16.0, 64.0, 256.0, 1024.0)
 def sample_batch(net: Network, k: int, want: int, seed: int = 0) -> list[list[fmpq]]:
     """Batch ``k`` of the documented sampling scheme (exact rational points, strictness checked later).
 
-    Batch 0: ``2 D`` points of spread 1 and the spreads :data:`SAMPLE_SPREADS` alternately
+    Batch 0: ``min(2 D, want)`` points of spread 1 and the spreads :data:`SAMPLE_SPREADS` alternately
     (``round(2^10 s g) / 2^10``, ``g`` standard normal from ``random.Random(seed * 1000)``).
     Odd batches: :func:`random_line_points` (one point per region crossed by random lines,
     ``want`` points). Even batches ``k >= 2``: ``want`` points with the spreads in turn
@@ -992,7 +992,7 @@ def sample_batch(net: Network, k: int, want: int, seed: int = 0) -> list[list[fm
     if k % 2 == 1:
         return random_line_points(net, want, seed=seed * 1000 + k)
     rng = random.Random(seed * 1000 + k)
-    n = 2 * net.num_parameters if k == 0 else want
+    n = min(2 * net.num_parameters, want) if k == 0 else want
     grid = 1 << 10
     out = []
     for i in range(n):
@@ -1107,7 +1107,10 @@ def functional_dimension(
 
     k, stale = 0, 0
     while len(pts) < limit and st["r"] < upper and stale < 3:
-        want = min(max((upper - st["r"]) // m + 8, D // 2, 16), limit - len(pts))
+        if k == 0:  # enough rows for the bound with a margin (the rank costs grow with the rows)
+            want = min(2 * D, (11 * upper) // (10 * m) + 32, limit)
+        else:
+            want = min(max((upper - st["r"]) // m + 8, D // 2, 16), limit - len(pts))
         grew = absorb(sample_batch(net, k, want, seed=seed))
         k += 1
         stale = 0 if grew else stale + 1
@@ -1185,7 +1188,8 @@ def functional_dimension(
             rr = certified_rank(stacked_jacobian(net, pts), D, upper_bound=upper)
             region_note = f"; exact complex: {ps.note}"
     if rr is None:
-        cols = independent_columns_mod_p(basis_rows, p) if r else []
+        # the columns of the minor are needed only by a certificate (rank D - N)
+        cols = independent_columns_mod_p(basis_rows, p) if r and r == bound and bound_valid else []
         rr = RankResult(r, r == upper, tuple(basis), tuple(cols), p,
                         "minor=bound" if r == upper else "minor", upper)
     exact = rr.rank == upper or (ps is not None and ps.complete and rr.exact)
