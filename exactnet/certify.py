@@ -78,6 +78,35 @@ def _rule_symmetry(net: Network) -> CertifyResult | None:
     return None
 
 
+FIBRE_SEARCH_MAX_HIDDEN = 10   # the search (exactnet.fibre_search) is exponential in flip sets
+
+
+def _fibre_symmetry(net: Network) -> CertifyResult | None:
+    """A hidden symmetry no structural rule names, found by the exact fibre search (for example a
+    flip compensated only where a later neuron is active) and proved by an EQUIVALENT complex."""
+    if net.depth < 3 or net.num_hidden > FIBRE_SEARCH_MAX_HIDDEN:
+        return None
+    from .certificate import write_certificate
+    from .equivalence import equivalent_body
+    from .fibre_search import search_fibre
+
+    hit = search_fibre(net, nudges=0, max_flips=256)
+    for point in hit.found:
+        try:
+            if same_orbit(net, point.other):
+                continue
+            body = equivalent_body(net, point.other, max_cells=20000)
+        except ExactnetError:
+            continue
+        mech = f"fibre-{point.move}"
+        text = write_certificate("HIDDEN-SYMMETRY", net, [f"mechanism {mech}", "equivalence complex", *body],
+                                 other=point.other)
+        return CertifyResult("HIDDEN-SYMMETRY", "HIDDEN-SYMMETRY",
+                             f"{mech}: {point.detail}; theta' computes f (certified common complex) outside the orbit",
+                             mechanism=mech, other=point.other, certificate=text)
+    return None
+
+
 def certify(net: Network) -> CertifyResult:
     """Decide what can be proved about ``net`` and return the verdict with its certificate."""
     reasons: list[str] = []
@@ -92,6 +121,8 @@ def certify(net: Network) -> CertifyResult:
         from .deep_identifiable import certify_deep
 
         attempts.append(certify_deep)
+    if _have("fibre_search"):
+        attempts.append(_fibre_symmetry)
     if _have("fdim"):
         from .fdim import certify_local
 

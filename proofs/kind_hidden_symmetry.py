@@ -2,7 +2,8 @@
 
 ``other`` block = theta'. Body: ``mechanism NAME`` then one method of equivalence:
 ``equivalence shallow-invariants`` (one hidden layer: equal invariants of f, Theorem 1 of
-proofs/lemmas/shallow.md) or one or more ``equivalence rule NAME LAYER ARGS...`` lines
+proofs/lemmas/shallow.md), ``equivalence complex`` followed by an EQUIVALENT body (a certified
+common complex, proofs/lemmas/equivalent.md), or one or more ``equivalence rule NAME LAYER ARGS...`` lines
 (replayed by proofs/rules.py, proofs/lemmas/symmetry_rules.md; the result must be theta').
 Non-orbit: the canonical forms of proofs/orbit.py differ or, when they cannot decide, the
 orbit invariant of Lemma 3 (one hidden layer, complete) or, deeper, the multiset of
@@ -59,11 +60,17 @@ def check(cert):
     fw.require(net.arch == other.arch, "E_SHAPE", 0, "theta' has a different architecture")
     fw.wellformed(len(body) >= 2 and body[0][1][0] == "mechanism" and len(body[0][1]) == 2, "E_SYNTAX",
                   body[0][0] if body else 0, "body starts with 'mechanism NAME'")
-    eq = body[1:]
-    fw.wellformed(all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq), "E_SYNTAX", eq[0][0],
+    eq, ln = body[1:], body[1][0]
+    if body[1][1] == ["equivalence", "complex"]:  # an EQUIVALENT body (proofs/lemmas/equivalent.md)
+        from proofs.kind_equivalent import _verify  # noqa: PLC0415
+        fw.require(len(eq) > 1 and eq[1][1] == ["domain", "all"], "E_DOMAIN", ln, "the complex must cover R^n0")
+        _verify(net, other, eq[1:])
+        eq = []
+    fw.wellformed(all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq), "E_SYNTAX", ln,
                   "expected 'equivalence METHOD ...' lines")
-    ln = eq[0][0]
-    if eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
+    if not eq:
+        pass
+    elif eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
         fw.require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
         fw.require(shallow_invariants(net.W[0], net.b[0], net.W[1], net.b[1])
                    == shallow_invariants(other.W[0], other.b[0], other.W[1], other.b[1]),
