@@ -25,7 +25,7 @@ MAJOR, MINOR = 1, 0
 MAX_DIGITS = 4000          # per numerator / denominator
 MAX_LINE = 1_000_000       # characters per line
 KINDS = ("REGIONS", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "IDENTIFIABLE", "NOT-SHALLOW",
-         "EQUIVALENT", "NOT-EQUIVALENT")
+         "EQUIVALENT", "NOT-EQUIVALENT", "NOT-LOCALLY-IDENTIFIABLE")
 TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
