@@ -31,18 +31,22 @@ Two exact accelerations, both decisions rather than guesses:
 * every neuron of layer ``l`` is first tested on the whole cell of layer ``l-1``; a neuron of
   constant sign there has it on every sub-node (its certificate is over the cell's
   constraints, which the sub-nodes keep), so only the cutting neurons are tested again;
-* in 2-D a pointed node carries its exact V-representation (all vertices and extreme rays,
-  clipped exactly at each split): ``min g`` is the minimum over the vertices unless a ray
-  decreases ``g``, and a constraint is a facet iff it is tight at two vertices or at a vertex
-  and along a ray. No LP is needed; the LP multipliers for a certificate are computed only
-  when a certificate is written (:func:`forced_certificate`). Nodes containing a line (no
-  vertex) and ``n0 != 2`` use the LP.
+* a node remembers, per constraint, a point where it vanishes and every other constraint
+  was positive (the split point of the LP segment); before a redundancy LP the point is
+  re-tested exactly against the current constraints, and when it passes it *is* the facet
+  witness (no LP);
+* ``n0 = 2`` is delegated to :mod:`exactnet.regions2d` (the same subdivision on exact
+  polygons in homogeneous integers: no LP at all; certificate multipliers computed only
+  when a certificate is written, :func:`forced_certificate`). The older planar
+  V-representation helpers below (``_vrep2``, ``_clip``) are kept for nodes of dimension 2
+  reached through this module only.
 
 After each layer the node's redundant constraints are removed (``min h_k`` over the other
 constraints is ``>= 0``), which keeps the LPs small; at the end the remaining constraints
 are the facets, each with a relative-interior *facet witness* (on the segment from ``p`` to
 the LP vertex that violates it). Vertices come from ``n0``-subsets of facets (2-D: pairs,
-cyclically ordered). Unbounded cells are first-class: the LP reports rays.
+cyclically ordered), solved by fraction-free integer elimination. Unbounded cells are
+first-class: the LP reports rays.
 """
 
 from __future__ import annotations
