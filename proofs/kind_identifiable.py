@@ -3,15 +3,16 @@
 Dispatch on the first body line ``rule NAME``. ``rule shallow-1`` (Theorem 2 and Lemma 4 of
 proofs/lemmas/shallow.md): one hidden layer, every w_j != 0 and V_j != 0, pairwise distinct
 hyperplanes, and ``exclude`` steps that leave no nonempty S with sum V_j w_j^T = 0.
-``rule shallow-2`` (Theorem 4): every class a single neuron or a visible opposite pair, independent
-pair directions, and no nontrivial choice (T, nu) of class modes reproduces the linear part.
+``rule shallow-2`` (Theorem 4, Lemma 5): every class a single neuron or a visible opposite pair,
+independent pair directions, and no nontrivial choice (T, nu) of class modes reproduces the linear part.
 """
 
 from fractions import Fraction
-
-from proofs.deep2 import deep_2
 from itertools import combinations, product
 from math import prod
+
+from proofs import check as fw
+from proofs.deep2 import deep_2
 
 __all__ = ["MAX_EXHAUSTIVE", "MAX_MODE_CONFIGS", "check"]
 
@@ -21,18 +22,7 @@ Z = Fraction(0)
 
 
 def _rank(rows):
-    rows, r = [list(x) for x in rows], 0
-    for c in range(len(rows[0]) if rows else 0):
-        p = next((i for i in range(r, len(rows)) if rows[i][c]), None)
-        if p is None:
-            continue
-        rows[r], rows[p] = rows[p], rows[r]
-        for i in range(r + 1, len(rows)):
-            if rows[i][c]:
-                f = rows[i][c] / rows[r][c]
-                rows[i] = [x - f * y for x, y in zip(rows[i], rows[r])]
-        r += 1
-    return r
+    return fw.eliminate([list(r) for r in rows])[0]
 
 
 def _zero_sum_subset(vecs):
@@ -50,31 +40,28 @@ def _zero_sum_subset(vecs):
     return any(tuple(-a for a in s) in left and (ne or left[tuple(-a for a in s)]) for s, ne in sums(vecs[h:]))
 
 
-def _classes(cert, fw, body, name):
-    """Hyperplane classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or
-    column; rejects a class with two neurons of one orientation or an invisible pair."""
-    net, ln = cert.network, body[0][0]
-    if net.depth != 2:
-        raise fw.Reject("E_DEPTH", ln, f"rule {name} needs one hidden layer")
-    W, b, V, groups = net.W[0], net.b[0], net.W[1], {}
+def _classes(cert, ln, name):
+    """Classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or column;
+    rejects two neurons of one orientation on a hyperplane (any two for shallow-1) or J_C = 0."""
+    net = cert.network
+    fw.require(net.depth == 2, "E_DEPTH", ln, f"rule {name} needs one hidden layer")
+    W, b, V, groups, cls = net.W[0], net.b[0], net.W[1], {}, []
     for j in range(len(W)):
         a = next((v for v in W[j] if v), None)
-        if a is None or not any(r[j] for r in V):
-            raise fw.Reject("E_ZERO_ROW", ln, f"neuron {j} has a zero incoming weight or outgoing column")
+        fw.require(a is not None and any(r[j] for r in V), "E_ZERO_ROW", ln,
+                   f"neuron {j} has a zero incoming weight or outgoing column")
         groups.setdefault(tuple(v / a for v in list(W[j]) + [b[j]]), []).append((j, a))
-    cls = []
     for rho, mem in groups.items():
-        if len(mem) > 2 or (len(mem) == 2 and (name == "shallow-1" or (mem[0][1] > 0) == (mem[1][1] > 0))):
-            raise fw.Reject("E_SAME_HYPERPLANE", ln, "a hyperplane holds two neurons (of one orientation)")
+        same = len(mem) == 2 and (name == "shallow-1" or (mem[0][1] > 0) == (mem[1][1] > 0))
+        fw.require(len(mem) <= 2 and not same, "E_SAME_HYPERPLANE", ln, "two neurons (one sign) on a hyperplane")
         J = [sum(abs(a) * r[j] for j, a in mem) for r in V]
-        if not any(J):
-            raise fw.Reject("E_INVISIBLE", ln, "an opposite pair has J_C = 0")
+        fw.require(any(J), "E_INVISIBLE", ln, "an opposite pair has J_C = 0")
         cls.append((rho[:-1], J, [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)))
     return cls
 
 
 def _shallow_1(cert, fw, body):
-    _classes(cert, fw, body, "shallow-1")
+    _classes(cert, body[0][0], "shallow-1")
     W, V = cert.network.W[0], cert.network.W[1]
     n, m, n0 = len(W), len(V), len(W[0])
     u = [[V[o][j] * W[j][i] for o in range(m) for i in range(n0)] for j in range(n)]
@@ -107,44 +94,42 @@ def _shallow_1(cert, fw, body):
 
 
 def _shallow_2(cert, fw, body):
-    cls, m, n0, ln = _classes(cert, fw, body, "shallow-2"), len(cert.network.W[1]), cert.network.arch[0], body[0][0]
+    ln, m, n0 = body[0][0], len(cert.network.W[1]), cert.network.arch[0]
+    cls = _classes(cert, ln, "shallow-2")
     p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
-    q, phis = len(pairs), {}
-    for l, t in body[1:]:  # 'positive k T_1..T_k PHI_1..PHI_(m*n0)' (Lemma 5, only for |T| = q)
+    q, phis, plan, count = len(pairs), {}, [], 0
+    for l, t in body[1:]:  # 'positive q T_1..T_q PHI_1..PHI_(m*n0)' (Lemma 5)
         k = fw.ints(t[1:2], l)[0] if t[0] == "positive" and len(t) > 1 else -1
         T = tuple(fw.ints(t[2:2 + k], l)) if k == q else ()
-        if k != q or len(t) != 2 + k + m * n0 or list(T) != sorted(set(T)) or any(i >= p for i in T):
-            raise fw.Malformed("E_SYNTAX", l, "expected 'positive q T_1..T_q PHI...' (sorted class indices)")
-        phis.setdefault(T, []).append((l, [fw.q(x, l) for x in t[2 + k:]]))
-    if _rank(pairs) != q:
-        raise fw.Reject("E_DEPENDENT", ln, "the directions of the opposite pairs are linearly dependent")
-    plan, count = [], 0
+        fw.wellformed(k == q and len(t) == 2 + k + m * n0 and list(T) == sorted(set(T)) and all(i < p for i in T),
+                      "E_SYNTAX", l, "expected 'positive q T_1..T_q PHI...' (increasing class indices)")
+        phis.setdefault(T, []).append((l, fw.qs(t[2 + k:], l)))
+    fw.require(_rank(pairs) == q, "E_DEPENDENT", ln, "the directions of the opposite pairs are linearly dependent")
     for k in range(q % 2, q + 1, 2):
         for T in combinations(range(p), k):
             out = [i for i in range(p) if i not in T]
             co = {(i, v): [x - y * v for x, y in zip(cls[i][2], cls[i][1])] for i in out for v in (0, 1)}
             allowed = {i: (0, 1) for i in out}
             for l, phi in phis.get(T, []):
-                if any(sum(phi[o * n0 + t] * cls[i][0][t] for t in range(n0)) for i in T for o in range(m)):
-                    raise fw.Reject("E_NOT_POSITIVE", l, "phi does not vanish on the classes of T")
-                val = {iv: sum(c[o] * phi[o * n0 + t] * cls[iv[0]][0][t] for o in range(m) for t in range(n0))
-                       for iv, c in co.items()}
-                if any(val[(i, v)] < 0 for i in out for v in allowed[i]):
-                    raise fw.Reject("E_NOT_POSITIVE", l, "phi is negative on an allowed class mode")
+                rows = [phi[o * n0:(o + 1) * n0] for o in range(m)]
+                fw.require(not any(fw.dot(r, cls[i][0]) for i in T for r in rows), "E_NOT_POSITIVE", l,
+                           "phi does not vanish on the classes of T")
+                val = {iv: sum(c * fw.dot(r, cls[iv[0]][0]) for c, r in zip(cv, rows)) for iv, cv in co.items()}
+                fw.require(all(val[(i, v)] >= 0 for i in out for v in allowed[i]), "E_NOT_POSITIVE", l,
+                           "phi is negative on an allowed class mode")
                 allowed = {i: tuple(v for v in allowed[i] if val[(i, v)] == 0) for i in out}
             plan.append((T, out, co, allowed))
             count += prod(len(a) for a in allowed.values())
-            if count > MAX_MODE_CONFIGS:
-                raise fw.Reject("E_LIMIT", ln, f"more than {MAX_MODE_CONFIGS} class-mode configurations")
+            fw.require(count <= MAX_MODE_CONFIGS, "E_LIMIT", ln,
+                       f"over {MAX_MODE_CONFIGS} class-mode configurations")
     for T, out, co, allowed in plan:
         UT = [cls[i][0] for i in T]
         rT = _rank(UT)
         for nu in product(*(allowed[i] for i in out)):
             cs = [co[(i, v)] for i, v in zip(out, nu)]
             D = [[sum(c[o] * cls[i][0][t] for c, i in zip(cs, out)) for t in range(n0)] for o in range(m)]
-            if any(any(c) for c in cs) and _rank(D + UT) - rT <= (q - len(T)) // 2:
-                raise fw.Reject("E_MODES", ln, f"classes {list(T)} as pairs and modes {nu} elsewhere "
-                                "reproduce the linear part (a hidden symmetry)")
+            fw.require(not any(any(c) for c in cs) or _rank(D + UT) - rT > (q - len(T)) // 2, "E_MODES", ln,
+                       f"classes {list(T)} as pairs and modes {nu} elsewhere reproduce the linear part")
 
 
 RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2}
@@ -152,8 +137,6 @@ RULES["deep-2"] = deep_2  # proofs/deep2.py, proofs/lemmas/deep_identifiability.
 
 
 def check(cert):
-    from proofs import check as fw  # noqa: PLC0415
-
     body = list(cert.body)
     if not body or body[0][1][0] != "rule" or len(body[0][1]) != 2:
         raise fw.Malformed("E_SYNTAX", body[0][0] if body else 0, "body starts with 'rule NAME'")
