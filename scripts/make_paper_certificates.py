@@ -47,10 +47,9 @@ WIDTH1_ARCH, WIDTH1_SAMPLES = "2,1,1,1", 20
 DEPTH_ARCH, DEPTH_SEED = "2,2,2,2,1", 2
 MAX_SEED = 200
 IDENTIFIABLE_MISSING = (
-    "IDENTIFIABLE certificate missing: the architecture has two or more hidden layers and this "
-    "version has no proven global identifiability theorem for deep networks (exactnet certify "
-    "answers LOCALLY-IDENTIFIABLE: 'global identifiability of deep networks is not decided by "
-    "this version'); only the local statement (Jacobian rank D - N) is certified"
+    "IDENTIFIABLE certificate missing: the architecture has three or more hidden layers and this "
+    "version proves global identifiability only for two hidden layers (rule deep-2, "
+    "proofs/lemmas/deep_identifiability.md); only the local statement (Jacobian rank D - N) is certified"
 )
 
 
@@ -67,12 +66,24 @@ def _rand_cmd(arch: str, seed: int, path: str) -> str:
     return f"exactnet random --arch {arch} --seed {seed} --max-num {MAX_NUM} --max-den {MAX_DEN} -o {path}"
 
 
+def _two_hidden(arch: str) -> bool:
+    return len(arch.split(",")) == 4
+
+
 def find_local_seed(arch: str) -> int:
-    """The first seed whose certify verdict is LOCALLY-IDENTIFIABLE (rank D - N, no detector fires)."""
+    """The first seed whose certify verdict is IDENTIFIABLE (two hidden layers, rule deep-2) or
+    LOCALLY-IDENTIFIABLE (deeper: rank D - N, no detector fires)."""
+    want = "IDENTIFIABLE" if _two_hidden(arch) else "LOCALLY-IDENTIFIABLE"
     for seed in range(MAX_SEED):
-        if certify(_rand(arch, seed, "probe")).verdict == "LOCALLY-IDENTIFIABLE":
+        if certify(_rand(arch, seed, "probe")).verdict == want:
             return seed
-    raise SystemExit(f"no LOCALLY-IDENTIFIABLE seed below {MAX_SEED} for {arch}")
+    raise SystemExit(f"no {want} seed below {MAX_SEED} for {arch}")
+
+
+def _certify_local(net):
+    from exactnet.fdim import certify_local
+
+    return certify_local(net)
 
 
 def _verified(text: str, net) -> str:
@@ -83,16 +94,16 @@ def _verified(text: str, net) -> str:
 
 
 def _certify_entry(files: dict, name: str, net, expect: str, proves: str, cmd_prefix: str,
-                   net_text: str | None = None, **extra) -> dict:
+                   net_text: str | None = None, how=certify, cmd: str = "certify {net} -o {cert}", **extra) -> dict:
     t0 = time.perf_counter()
-    res = certify(net)
+    res = how(net)
     seconds = time.perf_counter() - t0
     net_file, cert_file = f"{name}.json", f"{name}.cert"
     files[net_file] = dumps_network(net) if net_text is None else net_text
     entry = {"name": name, "network": net_file, "architecture": list(net.architecture),
              "expected": expect, "verdict": res.verdict, "mechanism": res.mechanism,
              "reason": res.reason, "proves": proves, **extra}
-    cmd = f"{cmd_prefix}exactnet certify proofs/certificates/{net_file} -o proofs/certificates/{cert_file}"
+    cmd = cmd_prefix + "exactnet " + cmd.format(net=f"proofs/certificates/{net_file}", cert=f"proofs/certificates/{cert_file}")
     if res.certificate is not None:
         entry["conclusion"] = _verified(res.certificate, net)
         entry["certificate"] = cert_file
@@ -123,15 +134,24 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             name = f"local_{_slug(arch)}_seed{seed}"
             net = _rand(arch, seed, name)
             D, N = net.num_parameters, net.num_hidden
+            local = dict(section="local", seed=seed, D=D, N=N, functional_dimension=D - N, cheap=arch not in ("3,4,3,2,1", "3,2,2,1"))
+            if _two_hidden(arch):
+                entries.append(_certify_entry(
+                    files, f"identifiable_{_slug(arch)}_seed{seed}", net, "IDENTIFIABLE",
+                    f"theta of ({arch}) is identifiable: every theta' of the architecture computing f is in its orbit "
+                    "(rule deep-2, proofs/lemmas/deep_identifiability.md)",
+                    _rand_cmd(arch, seed, f"proofs/certificates/identifiable_{_slug(arch)}_seed{seed}.json") + " && ",
+                    **local))
             e = _certify_entry(
                 files, name, net, "LOCALLY-IDENTIFIABLE",
                 f"theta of ({arch}) is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
                 _rand_cmd(arch, seed, f"proofs/certificates/{name}.json") + " && ",
-                section="local", seed=seed, D=D, N=N, functional_dimension=D - N, cheap=arch != "3,4,3,2,1",
+                how=_certify_local, cmd="fdim {net} --certificate {cert}", **local,
             )
             entries.append(e)
-            missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
-                            "reason": IDENTIFIABLE_MISSING})
+            if not _two_hidden(arch):
+                missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
+                                "reason": IDENTIFIABLE_MISSING})
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_shallow.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
