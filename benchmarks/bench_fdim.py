@@ -5,36 +5,37 @@ one output; ``L = depth`` affine layers (``Network.depth``) in 4, 5, 6 and ``w``
 Networks: ``exactnet.randnet.random_network(arch, seed)`` (weights ``p/q``, ``|p| <= 9``,
 ``q <= 5``), seeds ``0..count-1``.
 
-Exact column: :func:`exactnet.fdim.functional_dimension`. For the widths in
-``--regions-widths`` (default 5) the complete region complex is tried first (timeout
-``--regions-timeout``): the value is then the exact functional dimension. Otherwise (and
-on timeout) the documented exact random-lines scheme
-(:func:`exactnet.fdim.random_line_points`): one point in every region crossed by random
-lines, in batches, until the rank reaches the proved upper bound. The rank is exact over Q
-for those points (nonzero minor modulo a 63-bit prime); it is the exact functional
-dimension when it reaches the proved upper bound (``D - N``, or lower when neurons are
-structurally dead/stably active), and otherwise a proved lower bound ("lower bounds").
+Exact column: :func:`exactnet.fdim.functional_dimension`: sampled points (Gaussian of several
+spreads and random lines), Jacobian rows modulo a prime below 2^31 (numpy int64), rank by
+``nmod_mat`` (a proved lower bound: a nonzero minor mod p is a nonzero rational minor); the
+proved upper bound is ``D`` minus the rank of the structural kernel (scalings, dead /
+irrelevant / stably active neurons, plus facts proved by exact LP branch and bound: deep
+dead or stably active neurons, adjacent pairs never both active, last-layer pairs with the
+same activation where an input is active). "exact" = the two bounds meet. For the widths in
+``--regions-widths`` (default 5) the region complex is tried (``--regions-timeout``) only
+when they do not. Certificates: for the widths in ``--certify-widths`` every
+LOCALLY-IDENTIFIABLE result is written as a certificate and checked by ``proofs/check.py``.
 
 Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Jacobian at
 ``2 D`` standard Gaussian points (seed = network seed), the usual numerical estimate.
+"float wrong": the float estimate differs from the proved exact value; "float > lb": it is
+above our proved lower bound (never seen: it would show that our sample missed a region).
 
+Last run (2026-12-02, ``--count 20 --max-seconds-per-config 100``, 2 cores shared with
+several other test runs, load average 7-8, so the times are inflated about 3-4 times and the
+per-row cap cut the counts, column "nets"; 52 of 78 networks exact, total 1026 s)::
 
-Last run (2026-12-02, 2 shared cores, ``--count 20 --max-seconds-per-config 150
---regions-timeout 40``; the time cap cut the counts, column "nets"). "float < exact":
-the float estimate is below a proved exact value; "float > lb": the float estimate is
-above our lower bound (our points missed a region the Gaussian points hit)::
-
-    | arch (depth L) | D | D-N | nets | exact (from regions / reached bound) | lower bounds | mean exact-or-lb rank | mean float rank | float < exact | float > lb | float = | s/net mean (max) |
-    |---|---|---|---|---|---|---|---|---|---|---|---|
-    | 5,5,5,5,1 (4) | 96 | 81 | 9 | 9 / 0 | 0 | 73.8 | 65.4 | 8/9 | 0/0 | 1/9 | 16.66 (26.02) |
-    | 10,10,10,10,1 (4) | 341 | 311 | 15 | 0 / 2 | 13 | 297.6 | 295.2 | 1/2 | 2/13 | 4/15 | 7.68 (13.69) |
-    | 15,15,15,15,1 (4) | 736 | 691 | 5 | 0 / 2 | 3 | 682.6 | 677.0 | 2/2 | 0/3 | 2/5 | 28.71 (51.53) |
-    | 5,5,5,5,5,1 (5) | 126 | 106 | 4 | 1 / 0 | 3 | 89.5 | 77.2 | 1/1 | 0/3 | 0/4 | 37.92 (41.18) |
-    | 10,10,10,10,10,1 (5) | 451 | 411 | 8 | 0 / 0 | 8 | 384.4 | 379.8 | 0/0 | 1/8 | 2/8 | 14.62 (19.34) |
-    | 15,15,15,15,15,1 (5) | 976 | 916 | 2 | 0 / 0 | 2 | 897.0 | 891.5 | 0/0 | 0/2 | 0/2 | 81.17 (111.09) |
-    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 4 | 1 / 0 | 3 | 99.2 | 83.8 | 1/1 | 0/3 | 0/4 | 43.23 (46.68) |
-    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 5 | 0 / 0 | 5 | 455.6 | 444.0 | 0/0 | 0/5 | 1/5 | 22.61 (31.44) |
-    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 2 | 0 / 0 | 2 | 1096.0 | 1084.0 | 0/0 | 0/2 | 0/2 | 90.20 (126.74) |
+    | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 19 / 0 | 1 | 74.9 | 75.0 | 66.0 | 18/19 | 0/1 | 2/2 (2.48) | 1.37 (10.40) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 15 | 11 / 0 | 4 | 301.9 | 302.2 | 295.2 | 8/11 | 0/4 | - | 4.56 (10.08) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 2 | 2 / 0 | 0 | 691.0 | 691.0 | 678.5 | 2/2 | 0/0 | - | 33.38 (57.33) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 16 | 10 / 0 | 6 | 93.9 | 94.7 | 76.1 | 9/10 | 0/6 | 1/1 (4.72) | 5.08 (14.75) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 9 | 6 / 0 | 3 | 399.4 | 399.9 | 380.1 | 6/6 | 0/3 | - | 8.42 (14.81) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 2 | 1 / 0 | 1 | 907.0 | 908.5 | 891.5 | 1/1 | 0/1 | - | 41.84 (64.03) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 8 | 2 / 0 | 6 | 104.8 | 108.2 | 87.9 | 2/2 | 0/6 | - | 11.30 (27.91) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 4 | 1 / 0 | 3 | 485.0 | 494.5 | 447.5 | 1/1 | 0/3 | - | 23.32 (34.83) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 2 | 0 / 0 | 2 | 1118.5 | 1133.0 | 1084.0 | 0/0 | 0/2 | - | 78.00 (79.15) |
 
 Usage: ``python benchmarks/bench_fdim.py [--count 20] [--depths 4,5,6] [--widths 5,10,15]``.
 """
