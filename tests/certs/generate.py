@@ -126,6 +126,11 @@ def main():
         for name, text in items.items():
             if text is not None:
                 save(folder, name + ".cert", text)
+    # rule shallow-2 corpus (its generator lives with the producer)
+    from exactnet.cert_shallow import corpus_certificates  # noqa: PLC0415
+
+    for rel, text in corpus_certificates().items():
+        save(*rel.split("/"), text)
 
 
 if __name__ == "__main__":
