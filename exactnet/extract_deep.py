@@ -57,6 +57,7 @@ class DeepStats:
     kinks: int = 0
     spare: int = 0
     suspect: list = field(default_factory=list)
+    seen: list = field(default_factory=list)  # (point, normal) of every kink the scans showed
     clusters: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     timing: dict = field(default_factory=dict)
@@ -146,8 +147,21 @@ def _scan_segment(oracle: Oracle, rng: random.Random, p: Vec, u: Vec, lo: fmpq, 
     """Exact kinks of ``f`` on the segment ``p + t u``, ``lo < t < hi``, with their gradient jumps."""
     from .extract import _gradient_ok, _gradients, _line_point, _pow2_below, _rank_one, find_kinks, simplest_between
 
-    R = hi
-    kinks, phi = find_kinks(oracle, p, u, lo, hi, cap)
+    # start from 16 pieces: a midpoint on the chord of a long interval is weak evidence of no kink
+    cuts = [lo + (hi - lo) * k / 16 for k in range(17)]
+    kinks, phi = find_kinks(oracle, p, u, cuts[0], cuts[1], cap)
+    for a, b in zip(cuts[1:], cuts[2:]):
+        more, _ = find_kinks(oracle, p, u, a, b, cap, phi)
+        kinks += more
+    # a kink exactly at a cut point is invisible to both halves: confirm the cuts are smooth points
+    from .extract import _collinear
+
+    for c in cuts[1:-1]:
+        h = (hi - lo) / 2**40
+        phi.ensure([c - h, c, c + h])
+        if not _collinear(c - h, phi[c - h], c, phi[c], c + h, phi[c + h]):
+            raise UndecidedError("a kink fell on a scan cut point (retry with another seed)")
+    kinks.sort()
     if not kinks:
         return []
     bounds = [lo] + kinks + [hi]
@@ -592,11 +606,45 @@ def check_deep(oracle: Oracle, net: Network, st: "DeepStats", rng: random.Random
     from .extract import check_against_oracle
 
     try:
-        return check_against_oracle(oracle, net, rng, count, [])
+        _check_seen_kinks(oracle, net, st, rng)
+        out = check_against_oracle(oracle, net, rng, count, [])
+        out["kink_points"] = 3 * min(len(st.seen), _SEEN_CAP)
+        out["points"] += out["kink_points"]
+        return out
     except UndecidedError as e:
         if st.suspect:
             raise UndecidedError(f"architecture mismatch suspected ({'; '.join(st.suspect)}): {e}") from None
         raise
+
+
+_SEEN_CAP = 400
+
+
+def _check_seen_kinks(oracle: Oracle, net: Network, st: "DeepStats", rng: random.Random) -> None:
+    """The oracle's own kinks must be reproduced: compare at and beside (along the normal) each one.
+
+    Random points can all fall where the function is flat; the kinks the scans found are where
+    it is not. A disagreement raises :class:`UndecidedError`.
+    """
+    seen = list(st.seen)
+    if len(seen) > _SEEN_CAP:
+        seen = rng.sample(seen, _SEEN_CAP)
+    pts = []
+    for x, n in seen:
+        s = max(abs(v) for v in n)
+        if not s:
+            continue
+        eps = Q1 / (2**24 * s)
+        pts += [x, [a - eps * b for a, b in zip(x, n)], [a + eps * b for a, b in zip(x, n)]]
+    if not pts:
+        return
+    outs = oracle.query_batch(pts, cache=False)
+    mine = net.evaluate_batch(pts)
+    if any(a != b for a, b in zip(outs, mine)):
+        raise UndecidedError(
+            "the extracted network does not reproduce the oracle beside a kink the scans found (neurons were "
+            "missed or misread); no network is returned"
+        )
 
 
 def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_lines: int, st: "DeepStats"):
@@ -618,6 +666,12 @@ def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_l
         kinks += _scan(oracle, rng, a, 200 * N + 1000, R)
     st.lines = lines
     st.kinks = len(kinks)
+    if not kinks:
+        raise UndecidedError(
+            f"no kink on {lines} random lines: the oracle looks affine, so no hidden neuron of the architecture "
+            "can be located (a network whose neurons matter only in a small region would be missed)"
+        )
+    st.seen = [(k.x, k.n) for k in kinks]
     st.timing["scan"] = time.perf_counter() - t0
     known = _Known(n0, [])
     for l in range(1, L):
