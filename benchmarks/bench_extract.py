@@ -36,9 +36,9 @@ queries are deterministic). "fibre point": the victim has neurons without effect
 (randnet draws zero weights), returned as zero neurons; equivalence is decided exactly.
 
     architecture    queries  log2  seconds  status     verdict
-    10-10-10-1        32641  15.0     5.0  extracted  EXACT, equivalent, same orbit
-    40-20-10-10-1    178393  17.4    33.9  fibre      EXACT, equivalent, fibre point
-    80-40-20-1       241875  17.9    82.5  fibre      EXACT, equivalent, fibre point
+    10-10-10-1        35063  15.1     2.3  extracted  EXACT, equivalent, same orbit
+    40-20-10-10-1    181846  17.5    20.5  fibre      EXACT, equivalent, fibre point
+    80-40-20-1       244207  17.9    43.2  fibre      EXACT, equivalent, fibre point
     784-32-1          50136  15.6    14.7  fibre      EXACT, equivalent, fibre point
     784-128-1        199910  17.6   483.4  fibre      EXACT, equivalent, fibre point
 
