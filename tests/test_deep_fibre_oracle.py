@@ -228,8 +228,6 @@ def test_identifiable_has_no_non_orbit_fibre_point():
             )
 
 
-@pytest.mark.xfail(strict=False, reason="certify has no global theorem for deep networks yet (issue 6): "
-                   "no IDENTIFIABLE verdict, so the soundness test above is still vacuous")
 def test_identifiable_verdicts_exist():
     """Non-vacuity of (b): some of the random deep networks are certified IDENTIFIABLE."""
     n = sum(1 for *_, cert, _res in _survey() if cert.verdict == "IDENTIFIABLE")
