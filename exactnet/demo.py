@@ -4,7 +4,7 @@ For theory.md's examples A and C it prints the architecture and counts, an exact
 evaluation and the canonical form; certifies both (``exactnet certify``), runs the
 independent checker on every certificate it wrote, proves that C needs two hidden
 layers (``NOT-SHALLOW``) and, when matplotlib is installed, draws C's arrangement and
-dependency graph. Everything it writes goes to ``--output-dir`` (default: a new
+dependency graph, and certifies a two-hidden-layer network IDENTIFIABLE (rule deep-2). Everything it writes goes to ``--output-dir`` (default: a new
 temporary folder).
 """
 
@@ -20,6 +20,7 @@ from .examples import example, example_description
 from .fdim import certify_local
 from .netjson import dumps_network
 from .qq import q_str
+from .randnet import random_network
 from .symmetry import canonical_form
 
 __all__ = ["run_demo"]
@@ -73,6 +74,14 @@ def run_demo(args: argparse.Namespace) -> int:
     except Exception as e:  # noqa: BLE001 - the demo reports and goes on
         print(f"== NOT-SHALLOW for example C: not available ({e})")
         ok = False
+    deep = random_network((2, 3, 3, 1), 0, max_num=4, max_den=3)  # proofs/certificates/identifiable_2-3-3-1_seed0
+    res = certify(deep)
+    print(f"== a two-hidden-layer network (exactnet random --arch 2,3,3,1 --seed 0 --max-num 4 --max-den 3): "
+          f"{res.verdict}: {res.reason}")
+    if res.certificate is not None:
+        line = _check(res.certificate, deep, out / "identifiable_2-3-3-1.cert")
+        ok &= "s VERIFIED" in line
+        print(f"   {line}")
     try:
         from .plotting import write_example_pictures
 
