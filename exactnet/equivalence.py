@@ -40,6 +40,7 @@ __all__ = [
     "find_difference",
     "random_points",
     "equivalent_body",
+    "orbit_body",
     "verify_equivalent_body",
     "not_equivalent_body",
 ]
@@ -272,6 +273,19 @@ def equivalent_body(a: Network, b: Network, box=None, timeout=None, max_cells=No
     return body
 
 
+def orbit_body(a: Network, b: Network) -> list[str] | None:
+    """An ``orbit`` EQUIVALENT body (b is a moved by permutations and positive scalings), or None."""
+    from .symmetry import orbit_map
+
+    maps = orbit_map(a, b)
+    if maps is None or a.depth < 2:
+        return None
+    body = ["orbit"]
+    for L, (perm, scales) in enumerate(maps, start=1):
+        body += [f"perm {L} " + " ".join(map(str, perm)), f"scale {L} " + " ".join(q_str(c) for c in scales)]
+    return body
+
+
 def verify_equivalent_body(a: Network, b: Network, body: list[str]) -> int:
     """Run the checker's EQUIVALENT rule (raises CertificateError when it rejects)."""
     ke = _checker()
@@ -299,5 +313,6 @@ def _certificate(a, b, box, equal: bool, w, timeout=None, max_cells=None):
     except ImportError:
         return None
     if equal:
-        return write_certificate("EQUIVALENT", a, equivalent_body(a, b, box, timeout, max_cells), other=b)
+        return write_certificate("EQUIVALENT", a, orbit_body(a, b) or equivalent_body(a, b, box, timeout, max_cells),
+                                 other=b)
     return write_certificate("NOT-EQUIVALENT", a, not_equivalent_body(a, b, w), other=b)

@@ -48,6 +48,7 @@ __all__ = [
     "canonical_form",
     "same_orbit",
     "has_zero_rows",
+    "orbit_map",
     "random_orbit_element",
     "normalised_row",
 ]
@@ -247,3 +248,39 @@ def random_orbit_element(net: Network, rng: random.Random | int | None = None, m
         out = permute_layer(out, l, perm)
         out = scale_layer(out, l, [fmpq(rng.randint(1, max_den), rng.randint(1, max_den)) for _ in range(n)])
     return out
+
+
+def orbit_map(a: Network, b: Network) -> list[tuple[list[int], list[fmpq]]] | None:
+    """Per hidden layer ``(perm, scales)`` with ``b`` = ``a`` moved by them (neuron ``j`` of ``b`` is
+    ``scales[j]`` times neuron ``perm[j]`` of ``a``), or None when this greedy layer-by-layer
+    matching finds none (zero rows, or ties it resolves the wrong way). Exact; used to write
+    cheap ``orbit`` bodies of EQUIVALENT certificates (proofs/lemmas/equivalent.md, Lemma O)."""
+    if a.architecture != b.architecture:
+        return None
+    W = [[list(r) for r in a.weights(l)] for l in range(1, a.depth + 1)]
+    bs = [list(a.biases(l)) for l in range(1, a.depth + 1)]
+    out = []
+    for L in range(1, a.depth):
+        rows_a = [normalised_row(W[L - 1][i], bs[L - 1][i]) for i in range(len(bs[L - 1]))]
+        rows_b = [normalised_row(r, c) for r, c in zip(b.weights(L), b.biases(L))]
+        if any(r is None for r in rows_a + rows_b):
+            return None
+        perm, scales, used = [], [], set()
+        for j, rb in enumerate(rows_b):
+            i = next((i for i, ra in enumerate(rows_a) if i not in used and ra == rb), None)
+            if i is None:
+                return None
+            used.add(i)
+            full_a = list(W[L - 1][i]) + [bs[L - 1][i]]
+            full_b = list(b.weights(L)[j]) + [b.biases(L)[j]]
+            k = next(t for t, v in enumerate(full_a) if v != 0)
+            perm.append(i)
+            scales.append(full_b[k] / full_a[k])
+        n = len(perm)
+        W[L - 1] = [[scales[j] * v for v in W[L - 1][perm[j]]] for j in range(n)]
+        bs[L - 1] = [scales[j] * bs[L - 1][perm[j]] for j in range(n)]
+        W[L] = [[r[perm[j]] / scales[j] for j in range(n)] for r in W[L]]
+        out.append((perm, scales))
+    same = all(W[l - 1] == [list(r) for r in b.weights(l)] and bs[l - 1] == list(b.biases(l))
+               for l in range(1, a.depth + 1))
+    return out if same else None

@@ -52,9 +52,34 @@ def difference(Wf, bf, Wg, bg):
     return Ws, bs
 
 
+def _orbit(f, g, body):
+    """Lemma O of proofs/lemmas/equivalent.md: g is f moved by one permutation and positive scaling
+    per hidden layer ('perm L ...' and 'scale L ...' lines, L = 1 .. depth-1, in order)."""
+    fw.require(f.arch == g.arch, "E_SHAPE", 0, "an orbit body needs equal architectures")
+    fw.wellformed(len(body) == 2 * (f.depth - 1), "E_SYNTAX", body[0][0] if body else 0,
+                  "one perm and one scale line per layer")
+    W, b = [[list(r) for r in M] for M in f.W], [list(v) for v in f.b]
+    for L in range(1, f.depth):
+        (lp, tp), (ls, ts) = body[2 * L - 2], body[2 * L - 1]
+        n = f.arch[L]
+        fw.wellformed(tp[:2] == ["perm", str(L)] and ts[:2] == ["scale", str(L)] and len(tp) == len(ts) == n + 2,
+                      "E_SYNTAX", lp, f"expected 'perm {L}' and 'scale {L}' with {n} entries")
+        p, c = fw.ints(tp[2:], lp), fw.qs(ts[2:], ls)
+        fw.require(sorted(p) == list(range(n)) and all(v > 0 for v in c), "E_ORBIT_MAP", lp,
+                   "not a permutation with positive scales")
+        W[L - 1] = [[c[j] * v for v in W[L - 1][p[j]]] for j in range(n)]
+        b[L - 1] = [c[j] * b[L - 1][p[j]] for j in range(n)]
+        W[L] = [[r[p[j]] / c[j] for j in range(n)] for r in W[L]]
+    fw.require(W == [[list(r) for r in M] for M in g.W] and b == [list(v) for v in g.b], "E_NOT_DERIVED", 0,
+               "the permutations and scalings do not map the first network onto the second")
+    return 0
+
+
 def _verify(f, g, body):
     fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0,
                "the two networks have different input or output widths")
+    if body and body[0][1] == ["orbit"]:
+        return _orbit(f, g, body[1:])
     h = fw.Net.of(*difference(f.W, f.b, g.W, g.b))
     if h.depth == 1:
         fw.wellformed(len(body) == 1 and body[0][1][:1] == ["domain"], "E_SYNTAX", body[0][0] if body else 0,
