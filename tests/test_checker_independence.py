@@ -57,7 +57,7 @@ def test_raw_lines_counter(tmp_path):
 
 
 # Issue 5 asks for "well under 1,000 lines". With eight kinds and three IDENTIFIABLE rules
-# (shallow-1, shallow-2, deep-2) the checker is about 1,490 raw lines; that target is NOT met
+# (shallow-1, shallow-2, deep-2) the checker is about 1,510 raw lines; that target is NOT met
 # (said in the closing note). This budget stops further growth: new rules must pay for themselves.
 LINE_BUDGET = 1550
 
