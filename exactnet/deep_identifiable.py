@@ -25,10 +25,10 @@ from itertools import combinations, product
 from random import Random
 from typing import Sequence
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .network import Network
-from .qq import q_str
+from .qq import common_denominator, q_str
 
 __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
 
@@ -170,10 +170,8 @@ def _bends(net: Network, rng: Random) -> list[tuple[Vec, Vec, fmpq, fmpq, tuple[
                     continue
                 other = list(s)
                 other[j] = -sj
-                if _rank([t[j], _gamma(net, other, k)]) < 2:
-                    continue
-                if _rank([t[j], g, _gamma(net, other, k)]) < 3 and _norm(g) == _norm(_gamma(net, other, k)):
-                    continue
+                if net.weights(2)[k][j] == 0 or _rank([t[j], _gamma(net, other, k)]) < 2:
+                    continue  # no bend across H_j, or the far side's zero set is H_j itself
                 for x in _solve_point([t[j], g], n0, rng, tries=n0 - 1):
                     if any(i != j and _sgn(_dot(t[i], x)) != s[i] for i in range(n1)):
                         continue
@@ -247,24 +245,11 @@ class _TooBig(Exception):
 
 
 def _hyperplane(P: list[Vec], content: frozenset) -> tuple:
-    rows = fmpq_mat([list(P[i]) + [fmpq(1)] for i in sorted(content)])
-    # null space of rows (rank n0): integer nullspace after clearing denominators
-    from flint import fmpz_mat
-
-    den = 1
-    for i in range(rows.nrows()):
-        for j in range(rows.ncols()):
-            den = den * rows[i, j].q // _gcd(den, rows[i, j].q)
-    M = fmpz_mat([[int(rows[i, j] * den) for j in range(rows.ncols())] for i in range(rows.nrows())])
-    N, nullity = M.nullspace()
-    v = [fmpq(N[i, 0]) for i in range(N.nrows())]
-    return _norm(v)
-
-
-def _gcd(a: int, b) -> int:
-    from math import gcd
-
-    return gcd(int(a), int(b))
+    """The normalised ``(a, c)``, ``a.x + c = 0``, of the hyperplane spanned by the points of content."""
+    rows = [list(P[i]) + [fmpq(1)] for i in sorted(content)]
+    den = common_denominator(v for r in rows for v in r)
+    N, _ = fmpz_mat([[int(v * den) for v in r] for r in rows]).nullspace()
+    return _norm([fmpq(N[i, 0]) for i in range(N.nrows())])
 
 
 def _patch_points(net: Network, rng: Random, per: int = 12) -> list[tuple[Vec, tuple]]:
@@ -355,12 +340,9 @@ def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> li
 
 
 def _zero_subset(vecs: list[Vec]) -> bool:
-    n = len(vecs)
-    for r in range(1, n + 1):
-        for S in combinations(range(n), r):
-            if all(sum((vecs[i][c] for i in S), ZERO) == 0 for c in range(len(vecs[0]))):
-                return True
-    return False
+    from .shallow import find_flip_set
+
+    return find_flip_set(vecs, range(len(vecs))) is not None
 
 
 def _pt(x: Sequence[fmpq]) -> str:

@@ -27,20 +27,11 @@ from flint import fmpq, fmpq_mat, fmpz, fmpz_mat
 
 from .errors import ShapeError
 from .network import Network
-from .qq import to_q
+from .qq import common_denominator, to_q
 
 __all__ = ["ClearedNetwork", "evaluate_batch_fast"]
 
 _EXACT_TYPES = {fmpq, fmpz, int}
-
-
-def _lcm_den(values: Iterable[fmpq]) -> int:
-    d = 1
-    for v in values:
-        q = int(v.q)
-        if q != 1:
-            d = lcm(d, q)
-    return d
 
 
 class ClearedNetwork:
@@ -52,8 +43,8 @@ class ClearedNetwork:
         self.network = net
         self._layers: list[tuple[fmpz_mat, int, fmpz_mat, int]] = []
         for layer in net.layers:
-            dW = _lcm_den(v for row in layer.weights for v in row)
-            db = _lcm_den(layer.biases)
+            dW = common_denominator(v for row in layer.weights for v in row)
+            db = common_denominator(layer.biases)
             Wz = fmpz_mat([[int(v.p) * (dW // int(v.q)) for v in row] for row in layer.weights])
             bz = fmpz_mat([[int(v.p) * (db // int(v.q))] for v in layer.biases])
             self._layers.append((Wz, dW, bz, db))

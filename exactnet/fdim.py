@@ -79,7 +79,6 @@ import random
 import time
 from dataclasses import dataclass, field
 from itertools import chain
-from math import lcm
 from typing import Sequence
 
 from flint import fmpq, fmpz_mat
@@ -94,6 +93,7 @@ from .modrank import (
     residue,
 )
 from .network import Network
+from .qq import common_denominator
 
 __all__ = [
     "PointSet",
@@ -343,15 +343,6 @@ def stacked_jacobian(net: Network, points: Sequence[Sequence[fmpq]]) -> list[lis
 
 
 # ----------------------------------------------------------------- modular Jacobian
-def _lcm_den(values) -> int:
-    d = 1
-    for v in values:
-        q = int(v.q)
-        if q != 1:
-            d = lcm(d, q)
-    return d
-
-
 class ModularJacobian:
     """Exact activation patterns of a batch of points, then the Jacobian rows modulo a prime ``p``.
 
@@ -376,7 +367,7 @@ class ModularJacobian:
         self._np = np
         self.cleared = []
         for layer in net.layers:
-            d = _lcm_den(list(chain.from_iterable(layer.weights)) + list(layer.biases))
+            d = common_denominator(list(chain.from_iterable(layer.weights)) + list(layer.biases))
             rows = [[int(v.p) * (d // int(v.q)) for v in row] + [int(bv.p) * (d // int(bv.q))]
                     for row, bv in zip(layer.weights, layer.biases)]
             self.cleared.append(fmpz_mat(rows))
@@ -401,7 +392,7 @@ class ModularJacobian:
         K = len(points)
         cols, scale = [], []
         for x in points:
-            e = _lcm_den(x)
+            e = common_denominator(x)
             cols.append([int(v.p) * (e // int(v.q)) for v in x])
             scale.append(e)
         H = [list(r) for r in zip(*cols)] if K else [[] for _ in range(self.net.input_dim)]
@@ -419,7 +410,7 @@ class ModularJacobian:
 
     def _den(self, l: int) -> int:
         layer = self.net.layers[l]
-        return _lcm_den(list(chain.from_iterable(layer.weights)) + list(layer.biases))
+        return common_denominator(list(chain.from_iterable(layer.weights)) + list(layer.biases))
 
     def _mulmod(self, A, B):
         # A, B with entries in [0, p), p < 2^31: split B into 16-bit halves so no sum overflows.

@@ -43,6 +43,7 @@ __all__ = [
     "q_to_float",
     "parse_vector",
     "is_canonical",
+    "common_denominator",
     "Q0",
     "Q1",
 ]
@@ -180,6 +181,16 @@ def _float_repr_to_plain(r: str) -> str:
         return r
     f = Fraction(r)  # repr of a finite float is a valid decimal literal
     return f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+
+
+def common_denominator(values: Iterable[fmpq]) -> int:
+    """The least common denominator of exact rationals (1 for none)."""
+    d = 1
+    for v in values:
+        q = int(v.q)
+        if q != 1:
+            d = math.lcm(d, q)
+    return d
 
 
 def q_str(q: fmpq) -> str:
