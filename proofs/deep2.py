@@ -8,6 +8,8 @@ weights. Spec: proofs/spec-1.0-identifiable-deep-2.md. Standard library only.
 from fractions import Fraction
 from itertools import combinations
 
+from proofs import check as fw
+
 __all__ = ["MAX_NODES", "deep_2"]
 
 MAX_NODES = 50000
@@ -23,23 +25,11 @@ def _sgn(v):
 
 
 def _rank(rows):
-    from proofs.kind_identifiable import _rank as rank  # noqa: PLC0415
-    return rank(rows) if rows else 0
+    return fw.eliminate(rows)[0] if rows else 0
 
 
 def _det(rows):
-    rows, d = [list(r) for r in rows], Fraction(1)
-    for c in range(len(rows)):
-        p = next((i for i in range(c, len(rows)) if rows[i][c]), None)
-        if p is None:
-            return Z
-        if p != c:
-            rows[c], rows[p], d = rows[p], rows[c], -d
-        d *= rows[c][c]
-        for i in range(c + 1, len(rows)):
-            f = rows[i][c] / rows[c][c]
-            rows[i] = [x - f * y for x, y in zip(rows[i], rows[c])]
-    return d
+    return fw.eliminate(rows)[1]
 
 
 class _Rule:
