@@ -13,8 +13,8 @@ also writes an EQUIVALENT certificate of the pair, re-checked by the independent
 ``--oracle-cmd`` the program speaks the line protocol of :mod:`exactnet.oracle`; only query
 checks are possible and they are reported as evidence, not proof. ``--oracle-float``: the
 oracle answers in float64 (``--oracle NET`` is then evaluated in NumPy float64); the float
-pipeline of :mod:`exactnet.extract_float` runs and the precision reached is reported (no
-exact claim). Lemma: ``proofs/lemmas/extraction.md``.
+pipeline of :mod:`exactnet.extract_float` (one hidden layer) or :mod:`exactnet.extract_deep_float`
+(two or more) runs and the precision reached is reported (no exact claim). Lemma: ``proofs/lemmas/extraction.md``.
 
 Exit codes: 0 extracted (and, for a network file, equivalent; for a float oracle, an
 approximation), 1 extracted but the exact comparison with the network file failed or was

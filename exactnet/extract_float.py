@@ -18,8 +18,8 @@ The result is a network with float64 parameters (written as their exact binary v
 *precision report*: the largest output difference to the oracle on sampled points, and, when
 the caller holds the victim (test side, :func:`parameter_error`), the largest parameter error
 after canonical alignment. A float oracle never yields an exact success claim: the status is
-always ``"float-approximation"``. Deep networks are not handled by this float pipeline
-(:class:`~exactnet.errors.UndecidedError`).
+always ``"float-approximation"``. Deep networks (two or more hidden layers) are handed to the
+layer-by-layer float pipeline of :mod:`exactnet.extract_deep_float`.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class FloatExtractionResult:
     max_output_error: float
     sample_points: int
     notes: list = field(default_factory=list)
+    layers: list = field(default_factory=list)  # deep networks: per hidden layer, what was found
 
     def to_json(self) -> dict:
         return {
@@ -68,6 +69,7 @@ class FloatExtractionResult:
                            "over all inputs)",
             },
             "notes": list(self.notes),
+            **({"layers": list(self.layers)} if self.layers else {}),
         }
 
 
@@ -170,15 +172,16 @@ def _canon(n, beta):
 
 def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int = 6, sample_points: int = 2000,
                   tol: float = 1e-11) -> FloatExtractionResult:
-    """Run the float pipeline (one hidden layer); see the module docstring."""
+    """Run the float pipeline (one hidden layer here; deeper: :mod:`exactnet.extract_deep_float`)."""
     arch = tuple(int(a) for a in arch)
     if oracle.n_in != arch[0] or oracle.n_out != arch[-1]:
         raise ShapeError(f"architecture {arch} does not fit the oracle ({oracle.n_in} inputs, {oracle.n_out} outputs)")
-    if len(arch) != 3:
-        raise UndecidedError(
-            "the float pipeline is implemented for one hidden layer only (deep float extraction would need "
-            "tolerance versions of every exact step of exactnet.extract_deep; not done)"
-        )
+    if len(arch) < 3:
+        raise UndecidedError("the float pipeline needs at least one hidden layer")
+    if len(arch) > 3:
+        from .extract_deep_float import extract_deep_float
+
+        return extract_deep_float(oracle, arch, seed=seed, sample_points=sample_points, tol=tol)
     n0, n1, m = arch
     t_start = time.perf_counter()
     q0 = oracle.queries
@@ -300,15 +303,19 @@ def output_error(net: Network, Y: np.ndarray, X: np.ndarray) -> float:
 
 
 def parameter_error(extracted: Network, victim: Network) -> dict:
-    """Largest parameter error after canonical alignment (one hidden layer; reads the victim: test side).
+    """Largest parameter error after canonical alignment (reads the victim: test side).
 
-    Each victim neuron with a nonzero row and nonzero outgoing weights is matched to the extracted
+    Deep networks: :func:`exactnet.extract_deep_float.deep_parameter_error`. One hidden layer: each victim neuron with a nonzero row and nonzero outgoing weights is matched to the extracted
     neuron whose row, scaled like the victim's (``|first nonzero entry| = 1``), is nearest; the
     outgoing weights are scaled inversely. Reported: the largest absolute difference over the
     matched rows, outgoing weights and the output bias.
     """
-    if extracted.architecture != victim.architecture or victim.depth != 2:
-        raise ShapeError("parameter_error compares two networks of the same one-hidden-layer architecture")
+    if extracted.architecture != victim.architecture:
+        raise ShapeError("parameter_error compares two networks of the same architecture")
+    if victim.depth != 2:
+        from .extract_deep_float import deep_parameter_error
+
+        return deep_parameter_error(extracted, victim)
     (We, be), (Ve, de) = _float_layers(extracted)
     (Wv, bv), (Vv, dv) = _float_layers(victim)
     Re = np.concatenate([We, be[:, None]], axis=1)
