@@ -71,7 +71,7 @@ def test_float_pipeline_precision(arch, seed):
     assert res.max_output_error < 2.0 ** -15
 
 
-def test_float_callable_oracle_batch_and_deep_refusal():
+def test_float_callable_oracle_batch_and_expanding_refusal():
     victim = dyadic_network((6, 4, 1), 5)
     W = np.array([[q_to_float(v) for v in r] for r in victim.weights(1)])
     b = np.array([q_to_float(v) for v in victim.biases(1)])
@@ -82,8 +82,8 @@ def test_float_callable_oracle_batch_and_deep_refusal():
     assert parameter_error(res.network, victim)["max_parameter_error"] < 2.0 ** -20
     with pytest.raises(UndecidedError, match="float"):
         extract(NumpyNetworkOracle(victim), (6, 4, 1))  # the exact pipeline refuses floats
-    with pytest.raises(UndecidedError, match="one hidden layer"):
-        extract_float(NumpyNetworkOracle(dyadic_network((4, 3, 2, 1), 1)), (4, 3, 2, 1))
+    with pytest.raises(UndecidedError, match="non-expanding"):  # deep: exactnet.extract_deep_float
+        extract_float(NumpyNetworkOracle(dyadic_network((4, 3, 4, 1), 1)), (4, 3, 4, 1))
 
 
 SCRIPT = textwrap.dedent(
