@@ -120,37 +120,46 @@ def _scan_lines(f, n0: int, m: int, rng: np.random.Generator, lines: int, cap: i
         if not u.any():
             u[0] = 1.0
         sc.lines += 1
-        kinks = _find_kinks(f, p, u, -_R, _R, tol, cap)
-        if not kinks:
-            continue
-        bounds = [-_R] + kinks + [_R]
-        mids = np.array([(a + b) / 2 for a, b in zip(bounds, bounds[1:])])
-        gaps = np.array([(b - a) / 2 for a, b in zip(bounds, bounds[1:])])
-        X = p[None, :] + mids[:, None] * u[None, :]
-        delta = np.clip(gaps * np.linalg.norm(u) / (8 * math.sqrt(n0)), 1e-7, 1e-1)
-        G, ok = _gradients(f, X, delta, rng)
-        for _ in range(3):
-            bad = np.nonzero(~ok)[0]
-            if not len(bad):
-                break
-            delta[bad] /= 64
-            G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
-            G[bad], ok[bad] = G2, ok2
-        for i, t in enumerate(kinks):
-            if not (ok[i] and ok[i + 1]):
-                continue
-            D = G[i + 1] - G[i]  # m x n0, rank one
-            o = int(np.argmax(np.linalg.norm(D, axis=1)))
-            nrm = D[o]
-            s = float(np.linalg.norm(nrm))
-            if s < 1e-9 * (1 + float(np.max(np.abs(G[i])))):
-                continue
-            if m > 1:
-                J = D @ nrm / (s * s)
-                if np.max(np.abs(D - np.outer(J, nrm))) > 1e-6 * s:
-                    continue  # not rank one: two kinks too close together
-            sc.kinks.append(_Kink(p + t * u, nrm / s))
+        sc.kinks += _scan_segment(f, p, u, -_R, _R, m, rng, tol, cap)
     return sc
+
+
+def _scan_segment(f, p: np.ndarray, u: np.ndarray, lo: float, hi: float, m: int, rng: np.random.Generator, tol: float,
+                  cap: int) -> list:
+    """Kinks of ``f`` on ``p + t u``, ``lo < t < hi``, with the unit normal read from the gradient jump."""
+    n0 = len(p)
+    kinks = _find_kinks(f, p, u, lo, hi, tol, cap)
+    if not kinks:
+        return []
+    bounds = [lo] + kinks + [hi]
+    mids = np.array([(a + b) / 2 for a, b in zip(bounds, bounds[1:])])
+    gaps = np.array([(b - a) / 2 for a, b in zip(bounds, bounds[1:])])
+    X = p[None, :] + mids[:, None] * u[None, :]
+    delta = np.clip(gaps * np.linalg.norm(u) / (8 * math.sqrt(n0)), 1e-7, 1e-1)
+    G, ok = _gradients(f, X, delta, rng)
+    for _ in range(3):
+        bad = np.nonzero(~ok)[0]
+        if not len(bad):
+            break
+        delta[bad] /= 64
+        G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
+        G[bad], ok[bad] = G2, ok2
+    out = []
+    for i, t in enumerate(kinks):
+        if not (ok[i] and ok[i + 1]):
+            continue
+        D = G[i + 1] - G[i]  # m x n0, rank one
+        o = int(np.argmax(np.linalg.norm(D, axis=1)))
+        nrm = D[o]
+        s = float(np.linalg.norm(nrm))
+        if s < 1e-9 * (1 + float(np.max(np.abs(G[i])))):
+            continue
+        if m > 1:
+            J = D @ nrm / (s * s)
+            if np.max(np.abs(D - np.outer(J, nrm))) > 1e-6 * s:
+                continue  # not rank one: two kinks too close together
+        out.append(_Kink(p + t * u, nrm / s))
+    return out
 
 
 # --------------------------------------------------------------- row candidates
@@ -302,6 +311,69 @@ def _cluster(cands: list, need: int) -> list[_Cluster]:
     out = [_Cluster(S[i].copy(), Cn[i].copy(), members[i], hs[i], xs[i]) for i in alive]
     out.sort(key=lambda c: -c.members)
     return out
+
+
+def _complete(f, known: _Known, c: _Cluster, width: int, m: int, rng: np.random.Generator, tol: float) -> int:
+    """Follow the cluster's bent hyperplane across the zero set of a lower neuron it has not seen active.
+
+    From a critical point where lower neuron ``j`` is inactive, step along the gradient of ``z_j``
+    just past its zero set, then scan a short segment along the cluster's local normal: a kink there
+    whose row candidate (now with ``j`` active) is proportional to the cluster fills in coordinate
+    ``j`` (the float counterpart of :func:`exactnet.extract_deep._complete`). Returns how many.
+    """
+    if not known.layers:
+        return 0
+    filled = 0
+    need = 3 if width > 4 else 2
+    for _ in range(3):  # a filled coordinate changes the local normals: retry the others
+        got = _complete_once(f, known, c, width, m, rng, tol, need)
+        filled += got
+        if not got or c.complete():
+            break
+    return filled
+
+
+def _complete_once(f, known: _Known, c: _Cluster, width: int, m: int, rng: np.random.Generator, tol: float,
+                   need: int) -> int:
+    filled = 0
+    X = np.array(c.xs)
+    zs, H, J, Jzs = known.forward(X)
+    for j in range(width):
+        if c.cnt[j]:
+            continue
+        g = Jzs[-1][:, j, :]
+        zj = zs[-1][:, j]
+        gg = np.einsum("kn,kn->k", g, g)
+        tries = [i for i in range(len(X)) if zj[i] < 0 and gg[i] > 0]
+        tries.sort(key=lambda i: zj[i] ** 2 / gg[i])
+        for i in tries[:8]:
+            step = -zj[i] / gg[i] * 9 / 8
+            y = X[i] + step * g[i]
+            S = np.nonzero((H[i] > 0) & c.mask[:width])[0]
+            nrm = c.vals[S] @ J[i][S]
+            nn = float(np.linalg.norm(nrm))
+            if nn == 0:
+                continue
+            T = max(4 * abs(step) * math.sqrt(gg[i]) / nn, 1e-6 / nn)
+            got = _scan_segment(f, y, nrm, -T, T, m, rng, tol, 64)
+            cands, _ = _candidates(known, got, width)
+            hit = False
+            for v, mask, h, x in cands:
+                if not mask[j]:
+                    continue
+                lam = _match_all(c.vals[None, :], c.mask[None, :], v, mask, need)[0]
+                if not np.isnan(lam):
+                    c.sums += np.where(mask, v, 0.0) / lam
+                    c.cnt += mask
+                    c.members += 1
+                    c.hs.append(h)
+                    c.xs.append(x)
+                    filled += 1
+                    hit = True
+                    break
+            if hit:
+                break
+    return filled
 
 
 # ------------------------------------------------------------------ far tests
@@ -494,6 +566,10 @@ def extract_deep_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines
             for j in dead:
                 if not c.cnt[j]:
                     c.cnt[j] = 1.0
+        done = 0
+        for c in clusters[: 2 * nl + 4]:
+            if (c.members >= 2 or l == L - 1) and not c.complete():
+                done += _complete(f, known, c, width, m, rng, tol)
         complete = [c for c in clusters if c.complete() and np.any(np.abs(c.vals[:width]) > 0)]
         if l < L - 1:
             pool = _compatible([c for c in complete if c.members >= 2][: 3 * nl + 8])
@@ -514,7 +590,8 @@ def extract_deep_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines
             )
         incomplete = sum(1 for c in clusters[: 2 * nl] if not c.complete() and c.members >= 3)
         layers_info.append({"layer": l, "clusters": len(clusters), "accepted": len(accepted),
-                            "members": [c.members for c in accepted], "incomplete": incomplete})
+                            "members": [c.members for c in accepted], "completed": done,
+                            "incomplete": incomplete})
         spare = nl - len(accepted)
         if spare and incomplete:
             raise UndecidedError(
