@@ -42,7 +42,8 @@ import numpy as np
 
 from .errors import ShapeError, UndecidedError
 from .extract_deep import _compatible
-from .extract_float import FloatExtractionResult, _find_kinks, _float_layers, _gradients, output_error
+from .extract_float import (FloatExtractionResult, _float_layers, _gradients, _piece_gradients, _random_line,
+                            output_error)
 from .network import Network
 from .oracle import Oracle
 from .qq import from_float
@@ -115,10 +116,7 @@ class _Known:
 def _scan_lines(f, n0: int, m: int, rng: np.random.Generator, lines: int, cap: int, tol: float) -> _Scan:
     sc = _Scan()
     for _ in range(lines):
-        p = rng.uniform(-8, 8, n0)
-        u = rng.integers(-9, 10, n0).astype(np.float64)
-        if not u.any():
-            u[0] = 1.0
+        p, u = _random_line(rng, n0)
         sc.lines += 1
         sc.kinks += _scan_segment(f, p, u, -_R, _R, m, rng, tol, cap)
     return sc
@@ -127,23 +125,9 @@ def _scan_lines(f, n0: int, m: int, rng: np.random.Generator, lines: int, cap: i
 def _scan_segment(f, p: np.ndarray, u: np.ndarray, lo: float, hi: float, m: int, rng: np.random.Generator, tol: float,
                   cap: int) -> list:
     """Kinks of ``f`` on ``p + t u``, ``lo < t < hi``, with the unit normal read from the gradient jump."""
-    n0 = len(p)
-    kinks = _find_kinks(f, p, u, lo, hi, tol, cap)
+    kinks, G, ok, _ = _piece_gradients(f, p, u, lo, hi, tol, cap, rng)
     if not kinks:
         return []
-    bounds = [lo] + kinks + [hi]
-    mids = np.array([(a + b) / 2 for a, b in zip(bounds, bounds[1:])])
-    gaps = np.array([(b - a) / 2 for a, b in zip(bounds, bounds[1:])])
-    X = p[None, :] + mids[:, None] * u[None, :]
-    delta = np.clip(gaps * np.linalg.norm(u) / (8 * math.sqrt(n0)), 1e-7, 1e-1)
-    G, ok = _gradients(f, X, delta, rng)
-    for _ in range(3):
-        bad = np.nonzero(~ok)[0]
-        if not len(bad):
-            break
-        delta[bad] /= 64
-        G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
-        G[bad], ok[bad] = G2, ok2
     out = []
     for i, t in enumerate(kinks):
         if not (ok[i] and ok[i + 1]):
@@ -222,6 +206,14 @@ class _Cluster:
 
     def complete(self) -> bool:
         return bool(self.mask.all())
+
+    def absorb(self, v: np.ndarray, mask: np.ndarray, lam: float, h: np.ndarray, x: np.ndarray) -> None:
+        """Add one estimate ``v ~ lam * row`` (coordinates ``mask``) seen at hidden vector ``h``, point ``x``."""
+        self.sums += np.where(mask, v, 0.0) / lam
+        self.cnt += mask
+        self.members += 1
+        self.hs.append(h)
+        self.xs.append(x)
 
     def value(self, h: np.ndarray) -> float | None:
         """The row's affine function at a hidden vector ``h`` (None if incomplete)."""
@@ -357,22 +349,17 @@ def _complete_once(f, known: _Known, c: _Cluster, width: int, m: int, rng: np.ra
             T = max(4 * abs(step) * math.sqrt(gg[i]) / nn, 1e-6 / nn)
             got = _scan_segment(f, y, nrm, -T, T, m, rng, tol, 64)
             cands, _ = _candidates(known, got, width)
-            hit = False
             for v, mask, h, x in cands:
                 if not mask[j]:
                     continue
                 lam = _match_all(c.vals[None, :], c.mask[None, :], v, mask, need)[0]
                 if not np.isnan(lam):
-                    c.sums += np.where(mask, v, 0.0) / lam
-                    c.cnt += mask
-                    c.members += 1
-                    c.hs.append(h)
-                    c.xs.append(x)
+                    c.absorb(v, mask, lam, h, x)
                     filled += 1
-                    hit = True
                     break
-            if hit:
-                break
+            else:
+                continue
+            break
     return filled
 
 
@@ -398,10 +385,7 @@ def _far_test(f, known: _Known, row: np.ndarray, bias: float, rng: np.random.Gen
         return known.hidden(p[None, :] + np.asarray(ts)[:, None] * u[None, :]) @ row + bias
 
     for _ in range(tries):
-        p = rng.uniform(-8, 8, n0)
-        u = rng.integers(-9, 10, n0).astype(np.float64)
-        if not u.any():
-            u[0] = 1.0
+        p, u = _random_line(rng, n0)
         zg = z(grid)
         idx = np.nonzero(np.sign(zg[:-1]) * np.sign(zg[1:]) < 0)[0]
         rng.shuffle(idx)

@@ -161,6 +161,42 @@ def _gradients(f, X, delta, rng):
     return G, ok
 
 
+def _random_line(rng: np.random.Generator, n0: int) -> tuple[np.ndarray, np.ndarray]:
+    """A random line ``p + t u``: ``p`` uniform in ``[-8, 8]^n0``, ``u`` a nonzero integer vector in ``[-9, 9]^n0``."""
+    p = rng.uniform(-8, 8, n0)
+    u = rng.integers(-9, 10, n0).astype(np.float64)
+    if not u.any():
+        u[0] = 1.0
+    return p, u
+
+
+def _piece_gradients(f, p, u, lo, hi, tol, max_kinks, rng):
+    """Kinks of ``f`` on ``p + t u`` (``lo < t < hi``) and one gradient per piece between them.
+
+    Returns ``(kinks, G, ok, delta)``: ``G[i]`` (m x n0) is the gradient on piece ``i`` (piece
+    ``i`` ends at kink ``i``), ``ok[i]`` says its random-direction check passed (steps are shrunk
+    up to three times where it failed), ``delta[i]`` the difference step used.
+    """
+    n0 = len(p)
+    kinks = _find_kinks(f, p, u, lo, hi, tol, max_kinks)
+    if not kinks:
+        return kinks, None, None, None
+    bounds = [lo] + kinks + [hi]
+    mids = np.array([(a + b) / 2 for a, b in zip(bounds, bounds[1:])])
+    gaps = np.array([(b - a) / 2 for a, b in zip(bounds, bounds[1:])])
+    X = p[None, :] + mids[:, None] * u[None, :]
+    delta = np.clip(gaps * np.linalg.norm(u) / (8 * math.sqrt(n0)), 1e-7, 1e-1)
+    G, ok = _gradients(f, X, delta, rng)
+    for _ in range(3):
+        bad = np.nonzero(~ok)[0]
+        if not len(bad):
+            break
+        delta[bad] /= 64
+        G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
+        G[bad], ok[bad] = G2, ok2
+    return kinks, G, ok, delta
+
+
 def _canon(n, beta):
     """Normalise a hyperplane: unit normal, largest coordinate positive."""
     s = np.linalg.norm(n)
@@ -192,26 +228,10 @@ def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int
     used = 0
     for line in range(lines):
         used += 1
-        p = rng.uniform(-8, 8, n0)
-        u = rng.integers(-9, 10, n0).astype(np.float64)
-        if not u.any():
-            u[0] = 1.0
-        kinks = _find_kinks(f, p, u, -R, R, tol, 4 * n1)
+        p, u = _random_line(rng, n0)
+        kinks, G, ok, delta = _piece_gradients(f, p, u, -R, R, tol, 4 * n1, rng)
         if not kinks:
             continue
-        bounds = [-R] + kinks + [R]
-        mids = np.array([(a + b) / 2 for a, b in zip(bounds, bounds[1:])])
-        gaps = np.array([(b - a) / 2 for a, b in zip(bounds, bounds[1:])])
-        X = p[None, :] + mids[:, None] * u[None, :]
-        delta = np.clip(gaps * np.linalg.norm(u) / (8 * math.sqrt(n0)), 1e-7, 1e-1)
-        G, ok = _gradients(f, X, delta, rng)
-        for _ in range(3):
-            bad = np.nonzero(~ok)[0]
-            if not len(bad):
-                break
-            delta[bad] /= 64
-            G2, ok2 = _gradients(f, X[bad], delta[bad], rng)
-            G[bad], ok[bad] = G2, ok2
         new = 0
         for i, t in enumerate(kinks):
             if not (ok[i] and ok[i + 1]):
