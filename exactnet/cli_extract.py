@@ -167,7 +167,11 @@ def _run_float(args: argparse.Namespace, arch, oracle, victim) -> int:
         print(f"status        {res.status} (float64 oracle: no exact claim)")
         print(f"queries       {res.queries} (2^{report['log2_queries']})")
         print(f"time          {report['seconds']} s")
-        print(f"hyperplanes   {res.hyperplanes} on {res.lines} line(s)")
+        if res.layers:
+            print(f"neurons       {res.hyperplanes} found layer by layer "
+                  f"({' + '.join(str(d['accepted']) for d in res.layers)}) from {res.lines} line(s)")
+        else:
+            print(f"hyperplanes   {res.hyperplanes} on {res.lines} line(s)")
         print(f"output error  {pr['max_output_error_on_samples']:.3g} (2^{pr['log2_max_output_error']}) max over "
               f"{pr['sample_points']} sampled points")
         if victim is not None:
