@@ -189,6 +189,30 @@ def _bends(net: Network, rng: Random) -> list[tuple[Vec, Vec, fmpq, fmpq, tuple[
     return out
 
 
+def _spread(bends: list, t: list[Vec]) -> list:
+    """The bends reordered so that the first ones spread over the hyperplanes and their bend lines.
+
+    Only :data:`MAX_BEND_POINTS` points enter the cover search, and a hyperplane whose points all
+    lie on one bend line (or that got no point) is a free hyperplane of some cover. So take one
+    point per hyperplane in turn, and within a hyperplane one point per bend line (the crossing
+    of one second-layer neuron's piece in one cell) in turn, before second points of a line.
+    """
+    lines: dict[int, dict[tuple, list]] = {}
+    for bend in bends:
+        x, (_, k) = bend[0], bend[4]
+        side = tuple(_sgn(_dot(r, x)) for r in t)
+        j = side.index(0)
+        lines.setdefault(j, {}).setdefault((k, side), []).append(bend)
+    per_plane = []
+    for j in sorted(lines):
+        queues = list(lines[j].values())
+        order = [q[i] for i in range(max(map(len, queues))) for q in queues if i < len(q)]
+        per_plane.append(order)
+    if not per_plane:
+        return []
+    return [o[i] for i in range(max(map(len, per_plane))) for o in per_plane if i < len(o)]
+
+
 def _flats(P: list[Vec]) -> dict[int, set]:
     n0 = len(P[0])
     res = {}
@@ -212,10 +236,11 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
     flats = _flats(P)
     found: list[tuple] = []
     nodes = [0]
+    most = max(len(c) for opts in flats.values() for c, _ in opts)  # no flat covers more points
 
     def can(left: frozenset, k: int) -> bool:
         nodes[0] += 1
-        return not left or (k > 0 and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
+        return not left or (k > 0 and len(left) <= k * most and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
 
     def go(left: frozenset, chosen: list) -> bool:
         nodes[0] += 1
@@ -226,8 +251,8 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
                 return False
             found.append(tuple(chosen))
             return True
-        if len(chosen) == n1:
-            return True
+        if len(chosen) == n1 or len(left) > (n1 - len(chosen)) * most:
+            return True  # no cover completes from here: nothing found, nothing refuted
         for content, hyper in flats[min(left)]:
             if not hyper:
                 if can(left - content, n1 - len(chosen) - 1):
@@ -323,7 +348,38 @@ def _piece_points(net: Network, h: Vec, t: list[Vec], s: Sequence[int], rng: Ran
         lam = _line_interval(t, s, base[0], d)
         for la in lam or []:
             out.append([p + la * v for p, v in zip(base[0], d)])
+    if not out:
+        x = _lp_piece_point(h, t, s)
+        if x is not None:
+            out.append(x)
     return out
+
+
+def _lp_piece_point(h: Vec, t: list[Vec], s: Sequence[int]) -> Vec | None:
+    """A point of ``{h = 0}`` strictly inside the cell with signs ``s``: a float LP proposes, exact signs decide.
+
+    Random lines in the hyperplane often miss a thin piece; the LP maximises the smallest signed
+    slack ``s_i t_i(x)`` on the hyperplane (in a box), its answer is rounded to a dyadic point,
+    moved exactly onto the hyperplane, and kept only when every sign holds exactly.
+    """
+    import numpy as np
+    from scipy.optimize import linprog
+
+    n0 = len(h) - 1
+    if not t:
+        return None
+    A_ub = [[-si * float(v) for v in r[:-1]] + [1.0] for r, si in zip(t, s)]
+    b_ub = [si * float(r[-1]) for r, si in zip(t, s)]
+    res = linprog([0.0] * n0 + [-1.0], A_ub=A_ub, b_ub=b_ub,
+                  A_eq=[[float(v) for v in h[:-1]] + [0.0]], b_eq=[-float(h[-1])],
+                  bounds=[(-1e4, 1e4)] * n0 + [(None, 1.0)], method="highs")
+    if res.status != 0 or not np.isfinite(res.x).all() or res.x[-1] <= 1e-12:
+        return None
+    x = [fmpq(round(v * (1 << 30)), 1 << 30) for v in res.x[:n0]]
+    hw = h[:-1]
+    c = _dot(h, x) / sum((v * v for v in hw), ZERO)
+    x = [xi - c * wi for xi, wi in zip(x, hw)]
+    return x if all(_sgn(_dot(r, x)) == si for r, si in zip(t, s)) else None
 
 
 def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> list[Vec] | None:
@@ -337,6 +393,61 @@ def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> li
         if len(pts) > n2:
             return list(pts.values())[:n2 + 1]
     return None
+
+
+def _facet_points(net: Network, t: list[Vec], rng: Random) -> list[tuple[int, Vec, tuple]]:
+    """Points ``y`` on one first-layer hyperplane ``H_j`` only, off every second-layer zero set.
+
+    Returned as ``(j, y, K_y)`` with ``K_y`` the second-layer neurons active at ``y``; one point per
+    distinct ``(j, side of the other hyperplanes, K_y)``.
+    """
+    n1 = len(t)
+    out, seen = [], set()
+    for j in range(n1):
+        rest = t[:j] + t[j + 1:]
+        for sv in product((1, -1), repeat=n1 - 1):
+            for y in _piece_points(net, t[j], rest, sv, rng, lines=3):
+                z = net.preactivations(y)
+                if any(v == 0 for v in z[1]) or sum(v == 0 for v in z[0]) != 1:
+                    continue
+                key = (j, sv, tuple(int(v > 0) for v in z[1]))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((j, y, key[2]))
+    return out
+
+
+def _jump_steps(net: Network, t: list[Vec], s0: tuple, facets: list, known: list[list[bool]],
+                equations: dict[int, list[list]], steps: list[str]) -> bool:
+    """Lemma F': jump equations ``sum_(k in K_y) W3[:,k] beta_(k,j) = 0`` at facet points ``y`` of ``H_j``.
+
+    A point counts when it lies on the anchor side's facet of a cell ``C`` whose own flipped
+    hyperplanes ``J(C)`` are all pinned for every neuron; a column ``j`` is pinned when its equations
+    have full rank in the unknown ``beta_(k,j)``.
+    """
+    W3 = net.weights(3)
+    m, n2 = len(W3), len(known)
+    progress = False
+    for j, y, act in facets:
+        if all(known[k][j] for k in range(n2)) or _sgn(_dot(t[j], y)) != 0:
+            continue
+        side = [_sgn(_dot(r, y)) for r in t]
+        J = [i for i in range(len(t)) if i != j and side[i] != s0[i]]
+        if not all(known[k][i] for k in range(n2) for i in J):
+            continue
+        rows = [[W3[o][k] if act[k] else ZERO for k in range(n2)] for o in range(m)]
+        eq = equations.setdefault(j, [])
+        unknown = [k for k in range(n2) if not known[k][j]]
+        before = _rank([[r[k] for k in unknown] for r in eq]) if eq else 0
+        if _rank([[r[k] for k in unknown] for r in eq + rows]) == before:
+            continue  # adds no equation on the unknown weights
+        eq += rows
+        steps.append(f"jump {_pt(y)}")
+        if _rank([[r[k] for k in unknown] for r in eq]) == len(unknown):
+            for k in unknown:
+                known[k][j] = True
+            progress = True
+    return progress
 
 
 def _zero_subset(vecs: list[Vec]) -> bool:
@@ -366,7 +477,7 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     uS = [[W2[k][j] * W1[j][i] for k in range(n2) for i in range(n0)] for j in range(n1)]
     if _zero_subset(uT) or _zero_subset(uS):
         return DeepResult(None, "a flip set exists in one of the layers")
-    bends = _bends(net, rng)
+    bends = _spread(_bends(net, rng), t)
     P: list[Vec] = []
     kept = []
     for bend in bends:
@@ -415,6 +526,7 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
         g = [_gamma(net, s, mm) for mm in range(n2)]
         return any(v != 0 for v in g[k][:-1]) and all(mm == k or _rank([g[k], g[mm]]) == 2 for mm in range(n2))
 
+    facets = _facet_points(net, t, rng)
     for s0, pts in cells.items():
         if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
             continue
@@ -422,6 +534,9 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
             break
         known = [[False] * n1 for _ in range(n2)]
         steps = []
+        grads = [[W3[o][k] * v for o in range(m) for v in _gamma(net, s0, k)[:-1]] for k in range(n2)]
+        jumps_ok = not _zero_subset(grads)  # (H2'): every eps_k = +1, needed by the jump steps
+        equations: dict[int, list[list]] = {}
         progress = True
         while progress and not all(map(all, known)):
             progress = False
@@ -445,6 +560,8 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                             known[k][j] = True
                         steps.append(f"step {k} {_pt(z)}")
                         progress = True
+            if not progress and jumps_ok:
+                progress = _jump_steps(net, t, s0, facets, known, equations, steps)
         if all(map(all, known)):
             body.append("anchor " + " ".join(_pt(pts[k]) for k in range(n2)))
             body += steps
