@@ -30,6 +30,9 @@ Results:
 
 from __future__ import annotations
 
+from operator import mul as _mul
+
+import numpy as _np
 from typing import Sequence
 
 from flint import fmpq
@@ -177,3 +180,307 @@ def verify_multipliers(obj, const, rows, offsets, lam, value) -> bool:
                 acc[i] += l * a[i]
             acc_c += l * c
     return all(acc[i] == obj[i] for i in range(n)) and acc_c == const
+
+
+# ---------------------------------------------------------------- float proposal, exact check
+#
+# The polyhedral engine asks many tiny LPs (n0 <= 6 variables, a few dozen constraints).
+# :func:`minimize_checked` lets a float64 active-set simplex *propose* an optimal basis (n
+# constraint indices) and then *decides* exactly, in Python integers:
+#
+# * the basis vertex ``v`` (``A_B v + c_B = 0``, fraction-free elimination) must satisfy every
+#   constraint (``a_k.v + c_k >= 0``, exactly), and
+# * the objective must be a nonnegative combination of the basis normals
+#   (``obj = sum_B lam_k a_k``, ``lam >= 0``, exactly);
+#
+# together these are the optimality conditions of LP, so ``v`` is optimal and ``lam`` is the
+# same dual certificate the exact simplex returns (``obj.z = obj.v + sum lam_k (a_k.z + c_k)``).
+# A proposed ray ``d`` (``A_B' d = 0`` on ``n-1`` basis rows, one row > 0) is accepted when
+# ``a_k.d >= 0`` for every ``k`` and ``obj.d < 0`` exactly, at an exactly feasible vertex. When
+# the float solver fails, or any exact check fails (degenerate vertex, wrong basis,
+# ill-conditioning), the exact simplex :func:`minimize` answers. No float decides anything.
+
+
+def int_row(normal, offset):
+    """``(ints, scale)``: ``ints = scale * (normal..., offset)`` in integers, ``scale > 0``."""
+    d = 1
+    for v in normal:
+        q = int(v.q)
+        if q != 1:
+            d = d * q // _gcd(d, q)
+    q = int(offset.q)
+    if q != 1:
+        d = d * q // _gcd(d, q)
+    return [int(v.p) * (d // int(v.q)) for v in normal] + [int(offset.p) * (d // int(offset.q))], d
+
+
+def _gcd(a, b):
+    from math import gcd
+
+    return gcd(a, b)
+
+
+def _solve_int(rows, n):
+    """Fraction-free solve of ``rows[i][:n] . x + rows[i][n] = 0`` (``n`` rows): ``(X, T)`` with
+    ``x = X / T``, ``T > 0``, or ``None`` when singular. Python integers, exact."""
+    M = [r[:n] + [-r[n]] for r in rows]
+    prev = 1
+    for k in range(n):
+        if not M[k][k]:
+            sw = next((i for i in range(k + 1, n) if M[i][k]), None)
+            if sw is None:
+                return None
+            M[k], M[sw] = M[sw], M[k]
+        pk = M[k][k]
+        rk = M[k]
+        for i in range(k + 1, n):
+            ri = M[i]
+            f = ri[k]
+            if f:
+                for j in range(k + 1, n + 1):
+                    ri[j] = (ri[j] * pk - rk[j] * f) // prev
+            else:
+                for j in range(k + 1, n + 1):
+                    ri[j] = (ri[j] * pk) // prev
+            ri[k] = 0
+        prev = pk
+    det = M[n - 1][n - 1]
+    X = [0] * n
+    for i in range(n - 1, -1, -1):
+        acc = M[i][n] * det
+        for j in range(i + 1, n):
+            acc -= M[i][j] * X[j]
+        X[i] = acc // M[i][i]
+    if det < 0:
+        X = [-x for x in X]
+        det = -det
+    return X, det
+
+
+def _float_lp(c, A, b, x0, maxit=60):
+    """Float64 active-set simplex for ``min c.x`` over ``A x + b >= 0`` from the feasible ``x0``.
+
+    Returns ``("opt", B)`` (``n`` row indices of a proposed optimal basis), ``("ray", B, i)``
+    (basis and the row ``B[i]`` whose release gives an improving ray) or ``None``. A proposal
+    only: :func:`minimize_checked` verifies it exactly. Phase 1 walks from ``x0`` along the
+    projected descent direction, collecting one blocking row per step (``n`` steps reach a
+    vertex); phase 2 is the usual vertex-to-vertex simplex.
+    """
+    n = len(x0)
+    m = len(A)
+    s = [sum(map(_mul, a, x0)) + bk for a, bk in zip(A, b)]  # slacks at x
+    free = [True] * m
+    W = []
+    Q = []  # orthonormal basis of the span of the active normals
+    cn = sum(map(_mul, c, c)) ** 0.5
+    for _ in range(n):
+        d = [-ci for ci in c]
+        for q in Q:
+            t = sum(map(_mul, q, d))
+            d = [di - t * qi for di, qi in zip(d, q)]
+        nd = sum(map(_mul, d, d)) ** 0.5
+        if nd < 1e-9 * (1.0 + cn):
+            best = None  # objective constant on the current face: any direction of the face
+            for j in range(n):
+                e = [0.0] * n
+                e[j] = 1.0
+                for q in Q:
+                    t = q[j]
+                    e = [ei - t * qi for ei, qi in zip(e, q)]
+                ne = sum(map(_mul, e, e))
+                if best is None or ne > best[0]:
+                    best = (ne, e)
+            d = best[1]
+            nd = best[0] ** 0.5
+            if nd < 1e-9:
+                return None
+        d = [di / nd for di in d]
+        for attempt in (0, 1):
+            r = [sum(map(_mul, a, d)) for a in A]
+            t, kb = None, -1
+            for k in range(m):
+                rk = r[k]
+                if rk < -1e-12 and free[k]:
+                    tk = s[k] / -rk
+                    if t is None or tk < t:
+                        t, kb = tk, k
+            if kb >= 0:
+                break
+            if attempt == 0 and abs(sum(map(_mul, c, d))) < 1e-12 * (1.0 + cn):
+                d = [-di for di in d]
+                continue
+            return None  # unbounded before a vertex (or a line): let the exact simplex answer
+        if t < 0.0:
+            t = 0.0
+        s = [sk + t * rk for sk, rk in zip(s, r)]
+        s[kb] = 0.0
+        free[kb] = False
+        W.append(kb)
+        v = list(A[kb])
+        for q in Q:
+            t = sum(map(_mul, q, v))
+            v = [vi - t * qi for vi, qi in zip(v, q)]
+        nv = sum(map(_mul, v, v)) ** 0.5
+        if nv < 1e-12:
+            return None
+        Q.append([vi / nv for vi in v])
+    B = W
+    for _ in range(maxit):
+        try:
+            inv = _np.linalg.inv(_np.array([A[k] for k in B])).tolist()
+        except _np.linalg.LinAlgError:
+            return None
+        lam = [sum(map(_mul, col, c)) for col in zip(*inv)]  # c = sum_i lam_i A[B[i]]
+        i = min(range(n), key=lam.__getitem__)
+        if lam[i] >= -1e-11 * (1.0 + cn):
+            return ("opt", B)
+        d = [row[i] for row in inv]  # A_B d = e_i
+        rhs = [-b[k] for k in B]
+        x = [sum(map(_mul, row, rhs)) for row in inv]
+        t, kb = None, -1
+        for k in range(m):
+            if not free[k]:
+                continue
+            a = A[k]
+            rk = sum(map(_mul, a, d))
+            if rk < -1e-12:
+                tk = max(sum(map(_mul, a, x)) + b[k], 0.0) / -rk
+                if t is None or tk < t:
+                    t, kb = tk, k
+        if kb < 0:
+            return ("ray", B, i)
+        free[B[i]] = True
+        free[kb] = False
+        B = B[:i] + [kb] + B[i + 1 :]
+    return None
+
+
+def _float_vertex(A, b, B, inv, n):
+    rhs = [-b[k] for k in B]
+    return [sum(inv[j][i] * rhs[i] for i in range(n)) for j in range(n)]
+
+
+def _float_inv(M, n):
+    """Inverse of the ``n x n`` float matrix ``M`` (Gauss-Jordan, partial pivoting) or None."""
+    R = [list(r) + [1.0 if i == j else 0.0 for j in range(n)] for i, r in enumerate(M)]
+    for k in range(n):
+        p = max(range(k, n), key=lambda i: abs(R[i][k]))
+        if abs(R[p][k]) < 1e-13:
+            return None
+        R[k], R[p] = R[p], R[k]
+        rk = R[k]
+        piv = rk[k]
+        rk = [v / piv for v in rk]
+        R[k] = rk
+        for i in range(n):
+            if i != k:
+                f = R[i][k]
+                if f:
+                    ri = R[i]
+                    R[i] = [a - f * bb for a, bb in zip(ri, rk)]
+    return [r[n:] for r in R]
+
+
+def check_basis(obj_int, rows_int, B, n):
+    """Exact optimality of the basis ``B`` for ``min obj.x`` over ``{a_k.x + c_k >= 0}``.
+
+    ``obj_int`` (``n`` integers) and ``rows_int`` (``n + 1`` integers each) are positive
+    multiples of the objective and of the constraints. Returns ``(X, T, M, T2)`` with the
+    vertex ``X / T`` (feasible: every row ``>= 0``) and ``obj = sum_i (M_i / T2) rows[B_i]``
+    with ``M >= 0``; ``None`` when any condition fails."""
+    sol = _solve_int([rows_int[k] for k in B], n)
+    if sol is None:
+        return None
+    X, T = sol
+    for r in rows_int:
+        acc = r[n] * T
+        for a, xv in zip(r, X):
+            if a:
+                acc += a * xv
+        if acc < 0:
+            return None
+    # obj = sum_i mu_i rows[B_i][:n]  <=>  for each coordinate j: sum_i rows[B_i][j] mu_i - obj_j = 0
+    tr = [[rows_int[k][j] for k in B] + [-obj_int[j]] for j in range(n)]
+    dual = _solve_int(tr, n)
+    if dual is None:
+        return None
+    M, T2 = dual
+    if any(mv < 0 for mv in M):
+        return None
+    return X, T, M, T2
+
+
+def check_ray(obj_int, rows_int, B, i, n):
+    """Exact check of a proposed ray: ``d`` with ``rows[B_j] . d = 0`` (``j != i``) and
+    ``rows[B_i] . d = 1`` must satisfy ``a_k . d >= 0`` for all ``k`` and ``obj . d < 0``, and
+    the basis vertex must be feasible. Returns ``(X, T, D)`` (vertex ``X/T``, ray ``D``) or None."""
+    sol = _solve_int([rows_int[k] for k in B], n)
+    if sol is None:
+        return None
+    X, T = sol
+    for r in rows_int:
+        acc = r[n] * T
+        for a, xv in zip(r, X):
+            if a:
+                acc += a * xv
+        if acc < 0:
+            return None
+    rr = [rows_int[k][:n] + [(-1 if j == i else 0)] for j, k in enumerate(B)]
+    ds = _solve_int(rr, n)
+    if ds is None:
+        return None
+    D, _ = ds
+    if sum(o * dv for o, dv in zip(obj_int, D)) >= 0:
+        return None
+    for r in rows_int:
+        acc = 0
+        for a, dv in zip(r, D):
+            if a:
+                acc += a * dv
+        if acc < 0:
+            return None
+    return X, T, D
+
+
+def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=None):
+    """:func:`minimize` with a float proposal verified exactly (same results, same guarantees).
+
+    ``aux[k] = (ints, scale, floats)`` caches constraint ``k`` as a positive integer multiple
+    (``ints = scale * (a_k, c_k)``) and as floats; ``obj_aux`` the same for ``(obj, 0)``.
+    ``propose(c, A, b, x0)`` (default :func:`_float_lp`) may be replaced, e.g. by tests; its
+    answer is only a hint. The result is the exact simplex's whenever the hint fails its check.
+    """
+    n = len(x0)
+    if aux is None:
+        aux = [_aux(a, c) for a, c in zip(rows, offsets)]
+    if obj_aux is None:
+        obj_aux = _aux(obj, Q0)
+    m = len(rows)
+    if m >= n and n:
+        prop = (propose or _float_lp)(obj_aux[2][:n], [a[2][:n] for a in aux], [a[2][n] for a in aux], [float(v) for v in x0])
+        if prop is not None:
+            rows_int = [a[0] for a in aux]
+            oi = obj_aux[0][:n]
+            so = obj_aux[1]
+            if prop[0] == "opt" and len(prop[1]) == n and len(set(prop[1])) == n:
+                chk = check_basis(oi, rows_int, prop[1], n)
+                if chk is not None:
+                    X, T, M, T2 = chk
+                    x = tuple(fmpq(xv, T) for xv in X)
+                    lam = [Q0] * m
+                    for k, mv in zip(prop[1], M):
+                        if mv:
+                            lam[k] = fmpq(mv * aux[k][1], T2 * so)
+                    value = fmpq(sum(o * xv for o, xv in zip(oi, X)), T * so)
+                    return ("optimal", x, value, tuple(lam))
+            elif prop[0] == "ray" and len(prop[1]) == n and len(set(prop[1])) == n:
+                chk = check_ray(oi, rows_int, prop[1], prop[2], n)
+                if chk is not None:
+                    X, T, D = chk
+                    return ("unbounded", tuple(fmpq(xv, T) for xv in X), tuple(fmpq(dv) for dv in D))
+    return minimize(obj, rows, offsets, x0)
+
+
+def _aux(normal, offset):
+    ints, s = int_row(normal, offset)
+    return ints, s, [float(v) for v in normal] + [float(offset)]

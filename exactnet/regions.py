@@ -61,7 +61,7 @@ from typing import Callable, Sequence
 from flint import fmpq, fmpq_mat
 
 from .errors import LimitError, ShapeError, ValueRangeError
-from .lp import minimize
+from .lp import _aux, minimize, minimize_checked
 from .network import Layer, Network
 from .qq import to_q
 
@@ -206,9 +206,9 @@ def _vrep2(cons):
     verts = []
     m = len(cons)
     for i in range(m):
-        (a0, a1), ac, _ = cons[i]
+        (a0, a1), ac = cons[i][0], cons[i][1]
         for j in range(i + 1, m):
-            (b0, b1), bc, _ = cons[j]
+            (b0, b1), bc = cons[j][0], cons[j][1]
             det = a0 * b1 - a1 * b0
             if not det:
                 continue
@@ -303,9 +303,20 @@ def forced_certificate(entry):
     return entry
 
 
-def _lp_min(g, cons, p):
-    """``min g`` over the cell: ("optimal", x, g(x), lam) with ``g = g(x) + sum lam h``, or a ray."""
-    res = minimize(g[0], [c[0] for c in cons], [c[1] for c in cons], p)
+def _neg_aux(aux):
+    return [-v for v in aux[0]], aux[1], [-v for v in aux[2]]
+
+
+def _lp_min(g, cons, p, gaux=None):
+    """``min g`` over the cell: ("optimal", x, g(x), lam) with ``g = g(x) + sum lam h``, or a ray.
+
+    A float64 simplex proposes the optimal basis and exact integer checks decide
+    (:func:`exactnet.lp.minimize_checked`); the exact simplex answers whenever a check fails.
+    ``gaux`` / ``c[3]``: the cached integer and float forms of ``g`` and the constraints.
+    """
+    res = minimize_checked(
+        g[0], [c[0] for c in cons], [c[1] for c in cons], p, gaux, [c[3] if len(c) > 3 else _aux(c[0], c[1]) for c in cons]
+    )
     if res[0] == "optimal":
         return ("optimal", res[1], res[2] + g[1], res[3])
     return res
@@ -325,7 +336,8 @@ def _step_inside(cons, p, d):
 
 def _split(node: _Node, g, tag, want_cert: bool):
     """Split ``node`` by the affine function ``g = (normal, offset)``; return children."""
-    normal, off = g
+    normal, off = g[0], g[1]
+    gaux = g[2] if len(g) > 2 else _aux(normal, off)
     if not any(normal):
         bit = 1 if off > 0 else 0
         forced = dict(node.forced)
@@ -341,8 +353,8 @@ def _split(node: _Node, g, tag, want_cert: bool):
         pp = tuple(x + t1 * a for x, a in zip(node.p, normal))
         pm = tuple(x + t2 * a for x, a in zip(node.p, nd))
         kids = [
-            _Node(node.cons + [(normal, off, tag)], pp, node.bits + (1,), node.zero, node.forced, node.sides + (1,)),
-            _Node(node.cons + [(neg[0], neg[1], tag)], pm, node.bits + (0,), node.zero, node.forced, node.sides + (1,)),
+            _Node(node.cons + [(normal, off, tag, gaux)], pp, node.bits + (1,), node.zero, node.forced, node.sides + (1,)),
+            _Node(node.cons + [(neg[0], neg[1], tag, _neg_aux(gaux))], pm, node.bits + (0,), node.zero, node.forced, node.sides + (1,)),
         ]
         for kid in kids:  # p: on the new hyperplane, strictly inside every other constraint
             kid.wit = dict(node.wit)
@@ -350,8 +362,9 @@ def _split(node: _Node, g, tag, want_cert: bool):
         return kids
     pos = val > 0
     h = (normal, off) if pos else neg  # h(p) > 0
+    haux = gaux if pos else _neg_aux(gaux)
     vr = _node_vr(node)
-    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p)
+    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p, haux)
     if res[0] == "optimal" and res[2] >= 0:
         forced = dict(node.forced)
         lam = res[3]
@@ -378,9 +391,9 @@ def _split(node: _Node, g, tag, want_cert: bool):
         wpt = tuple(a + t * b for a, b in zip(node.p, d))  # h = 0, others > 0
         t = t * Q2
         q = tuple(a + t * b for a, b in zip(node.p, d))
-    same = _Node(node.cons + [(h[0], h[1], tag)], node.p, node.bits + ((1,) if pos else (0,)), node.zero, node.forced, node.sides + (1,))
+    same = _Node(node.cons + [(h[0], h[1], tag, haux)], node.p, node.bits + ((1,) if pos else (0,)), node.zero, node.forced, node.sides + (1,))
     other = _Node(
-        node.cons + [(tuple(-a for a in h[0]), -h[1], tag)], q, node.bits + ((0,) if pos else (1,)), node.zero, node.forced, node.sides + (1,)
+        node.cons + [(tuple(-a for a in h[0]), -h[1], tag, _neg_aux(haux))], q, node.bits + ((0,) if pos else (1,)), node.zero, node.forced, node.sides + (1,)
     )
     for kid in (same, other):
         kid.wit = dict(node.wit)
@@ -426,7 +439,7 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
             ws.append(w)  # a known relative-interior point: a facet, no LP needed
             k += 1
             continue
-        res = _lp_min(c, others, p) if others else ("unbounded", p, tuple(-a for a in c[0]))
+        res = _lp_min(c, others, p, c[3] if len(c) > 3 else None) if others else ("unbounded", p, tuple(-a for a in c[0]))
         if res[0] == "optimal" and res[2] >= 0:
             kept.pop(k)
             continue
@@ -672,8 +685,8 @@ def compute_regions(
         cons = []
         for i in range(n):
             e = tuple(Q1 if j == i else Q0 for j in range(n))
-            cons.append((e, -lo, ("box", i, 0)))
-            cons.append((tuple(-a for a in e), hi, ("box", i, 1)))
+            cons.append((e, -lo, ("box", i, 0), _aux(e, -lo)))
+            cons.append((tuple(-a for a in e), hi, ("box", i, 1), _aux(tuple(-a for a in e), hi)))
         p = tuple((lo + hi) / Q2 for _ in range(n))
     else:
         cons = []
@@ -690,7 +703,7 @@ def compute_regions(
         layer = net.layers[l - 1]
         new_items = []
         for node, A_rows, c_vec in items:
-            gs = _layer_rows(layer, A_rows, c_vec)
+            gs = [(a, b, _aux(a, b)) for a, b in _layer_rows(layer, A_rows, c_vec)]
             # first test every neuron of the layer on the whole previous-layer cell: a neuron
             # with constant sign there has it on every sub-node (same certificate, since the
             # sub-nodes keep the cell's constraints); only the cutting ones are tested again
