@@ -484,3 +484,107 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
 def _aux(normal, offset):
     ints, s = int_row(normal, offset)
     return ints, s, [float(v) for v in normal] + [float(offset)]
+
+
+def float_lp_batch(C, A, b, x0, excl=None, maxit=40):
+    """:func:`_float_lp` for ``K`` objectives over the same constraints, vectorised in NumPy.
+
+    ``C`` is ``K x n``, ``A`` is ``m x n``; LP ``k`` ignores row ``excl[k]`` (``-1``: none).
+    Returns per LP ``("opt", B)``, ``("ray", B, i)`` or ``None``, exactly like
+    :func:`_float_lp`: proposals only, which :func:`minimize_checked` verifies exactly.
+    """
+    C = _np.asarray(C, dtype=float).reshape(-1, len(x0))
+    A = _np.asarray(A, dtype=float).reshape(-1, len(x0))
+    b = _np.asarray(b, dtype=float)
+    K, n = C.shape
+    m = A.shape[0]
+    out = [None] * K
+    if K == 0 or m < n or n == 0:
+        return out
+    ar = _np.arange(K)
+    S = _np.tile(A @ _np.asarray(x0, dtype=float) + b, (K, 1))
+    blocked = _np.zeros((K, m), dtype=bool)
+    if excl is not None:
+        ex = _np.asarray(excl)
+        sel = ex >= 0
+        blocked[ar[sel], ex[sel]] = True
+    alive = _np.ones(K, dtype=bool)
+    P = _np.tile(_np.eye(n), (K, 1, 1))
+    W = _np.zeros((K, n), dtype=int)
+    cn = _np.sqrt((C * C).sum(axis=1))
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        for step in range(n):
+            D = -_np.einsum("kij,kj->ki", P, C)
+            nd = _np.sqrt((D * D).sum(axis=1))
+            flat = nd < 1e-9 * (1.0 + cn)
+            if flat.any():  # objective constant on the face: any direction of the face
+                j = _np.argmax(_np.diagonal(P, axis1=1, axis2=2), axis=1)
+                D[flat] = P[ar[flat], :, j[flat]]
+                nd = _np.sqrt((D * D).sum(axis=1))
+            alive &= nd > 1e-9
+            D /= _np.where(nd > 0, nd, 1.0)[:, None]
+            R = D @ A.T
+            mask = (R < -1e-12) & ~blocked
+            alive &= mask.any(axis=1)  # unbounded before a vertex: the single LP path decides
+            ratios = _np.where(mask, _np.maximum(S, 0.0) / _np.where(mask, -R, 1.0), _np.inf)
+            kb = _np.argmin(ratios, axis=1)
+            t = ratios[ar, kb]
+            t = _np.where(alive & _np.isfinite(t), t, 0.0)
+            S = S + t[:, None] * R
+            S[ar, kb] = 0.0
+            blocked[ar, kb] = True
+            W[:, step] = kb
+            v = _np.einsum("kij,kj->ki", P, A[kb])
+            nv = (v * v).sum(axis=1)
+            alive &= nv > 1e-24
+            P = P - _np.einsum("ki,kj->kij", v, v) / _np.where(nv > 0, nv, 1.0)[:, None, None]
+        todo = alive.copy()
+        for _ in range(maxit):
+            if not todo.any():
+                break
+            idx = _np.nonzero(todo)[0]
+            Wi = W[idx]
+            AB = A[Wi]
+            dets = _np.linalg.det(AB)
+            good = _np.abs(dets) > 1e-13
+            if not good.all():
+                todo[idx[~good]] = False
+                idx, Wi, AB = idx[good], Wi[good], AB[good]
+                if not len(idx):
+                    break
+            inv = _np.linalg.inv(AB)
+            lam = _np.einsum("kji,kj->ki", inv, C[idx])
+            i = _np.argmin(lam, axis=1)
+            li = lam[_np.arange(len(idx)), i]
+            opt = li >= -1e-11 * (1.0 + cn[idx])
+            for k in idx[opt]:
+                out[k] = ("opt", W[k].tolist())
+            todo[idx[opt]] = False
+            go = ~opt
+            if not go.any():
+                break
+            idx, Wi, inv, i = idx[go], Wi[go], inv[go], i[go]
+            r_ = _np.arange(len(idx))
+            D = inv[r_, :, i]
+            X = _np.einsum("kij,kj->ki", inv, -b[Wi])
+            R = D @ A.T
+            mask = (R < -1e-12) & ~blocked[idx]
+            ray = ~mask.any(axis=1)
+            for k, ii in zip(idx[ray], i[ray]):
+                out[k] = ("ray", W[k].tolist(), int(ii))
+            todo[idx[ray]] = False
+            mv = ~ray
+            idx, X, R, mask, i = idx[mv], X[mv], R[mv], mask[mv], i[mv]
+            if not len(idx):
+                break
+            Sl = _np.maximum(X @ A.T + b, 0.0)
+            ratios = _np.where(mask, Sl / _np.where(mask, -R, 1.0), _np.inf)
+            kb = _np.argmin(ratios, axis=1)
+            old = W[idx, i]
+            blocked[idx, old] = False
+            if excl is not None:  # an excluded row stays excluded
+                ex = _np.asarray(excl)[idx]
+                blocked[idx[ex >= 0], ex[ex >= 0]] = True
+            blocked[idx, kb] = True
+            W[idx, i] = kb
+    return out

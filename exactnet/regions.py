@@ -58,10 +58,10 @@ from math import gcd, lcm
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .errors import LimitError, ShapeError, ValueRangeError
-from .lp import _aux, minimize, minimize_checked
+from .lp import _aux, float_lp_batch, minimize, minimize_checked
 from .network import Layer, Network
 from .qq import to_q
 
@@ -307,15 +307,23 @@ def _neg_aux(aux):
     return [-v for v in aux[0]], aux[1], [-v for v in aux[2]]
 
 
-def _lp_min(g, cons, p, gaux=None):
+def _lp_min(g, cons, p, gaux=None, prop=None):
     """``min g`` over the cell: ("optimal", x, g(x), lam) with ``g = g(x) + sum lam h``, or a ray.
 
     A float64 simplex proposes the optimal basis and exact integer checks decide
     (:func:`exactnet.lp.minimize_checked`); the exact simplex answers whenever a check fails.
-    ``gaux`` / ``c[3]``: the cached integer and float forms of ``g`` and the constraints.
+    ``gaux`` / ``c[3]``: the cached integer and float forms of ``g`` and the constraints;
+    ``prop``: a proposal already computed by :func:`exactnet.lp.float_lp_batch` (checked
+    exactly like any other).
     """
     res = minimize_checked(
-        g[0], [c[0] for c in cons], [c[1] for c in cons], p, gaux, [c[3] if len(c) > 3 else _aux(c[0], c[1]) for c in cons]
+        g[0],
+        [c[0] for c in cons],
+        [c[1] for c in cons],
+        p,
+        gaux,
+        [c[3] if len(c) > 3 else _aux(c[0], c[1]) for c in cons],
+        (lambda *a: prop) if prop is not None else None,
     )
     if res[0] == "optimal":
         return ("optimal", res[1], res[2] + g[1], res[3])
@@ -334,7 +342,7 @@ def _step_inside(cons, p, d):
     return t
 
 
-def _split(node: _Node, g, tag, want_cert: bool):
+def _split(node: _Node, g, tag, want_cert: bool, prop=None):
     """Split ``node`` by the affine function ``g = (normal, offset)``; return children."""
     normal, off = g[0], g[1]
     gaux = g[2] if len(g) > 2 else _aux(normal, off)
@@ -364,7 +372,7 @@ def _split(node: _Node, g, tag, want_cert: bool):
     h = (normal, off) if pos else neg  # h(p) > 0
     haux = gaux if pos else _neg_aux(gaux)
     vr = _node_vr(node)
-    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p, haux)
+    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p, haux, prop)
     if res[0] == "optimal" and res[2] >= 0:
         forced = dict(node.forced)
         lam = res[3]
@@ -404,11 +412,106 @@ def _split(node: _Node, g, tag, want_cert: bool):
     return [same, other] if pos else [other, same]
 
 
+def _batch_pays(n, k):
+    """A vectorised batch of ``k`` float LPs costs a fixed NumPy overhead (about a millisecond)
+    that only pays against ``k`` pure-Python LPs when they are many or large."""
+    return k >= 16 or (n >= 4 and k >= 6)
+
+
+def _fl_p(p):
+    return [float(x) for x in p]
+
+
+def _batch_split_props(node, gs):
+    """Float proposals (one vectorised batch) for the split LPs ``min +-g`` of every neuron of a
+    layer on the same node; ``None`` where there is no LP or no proposal. Hints only."""
+    out = [None] * len(gs)
+    cons = node.cons
+    n = len(node.p)
+    if n <= 2 or len(cons) < n or not _batch_pays(n, len(gs)):
+        return out
+    pf = _fl_p(node.p)
+    rows, objs = [], []
+    for i, g in enumerate(gs):
+        fl = g[2][2]
+        v = sum(a * x for a, x in zip(fl, pf)) + fl[n]
+        if not any(g[0]):
+            continue
+        rows.append(i)
+        objs.append(fl[:n] if v > 0 else [-a for a in fl[:n]])
+    if not rows:
+        return out
+    A = [c[3][2][:n] for c in cons]
+    b = [c[3][2][n] for c in cons]
+    for i, pr in zip(rows, float_lp_batch(objs, A, b, pf)):
+        out[i] = pr
+    return out
+
+
 def _witness_ok(kept, k, w) -> bool:
     """Exact pre-filter: ``kept[k]`` is a facet if it is 0 at ``w`` and every other is > 0."""
     if _ev(kept[k], w) != 0:
         return False
     return all(_ev(c, w) > 0 for j, c in enumerate(kept) if j != k)
+
+
+def _facet_screen(cons, p, wit):
+    """Exact facet witnesses found without an LP: per constraint a point or ``None``.
+
+    Candidates for constraint ``k`` (all in homogeneous integers ``(X, T)``, ``x = X / T``):
+    the orthogonal projection of the interior point ``p`` on the hyperplane ``h_k = 0`` and the
+    node's remembered witness of ``k``. A candidate proves ``k`` a facet when ``h_k = 0`` there
+    and every other constraint is ``> 0`` (a relative-interior point of the facet, also after
+    other constraints are dropped). All candidates are evaluated against all constraints in one
+    integer matrix product (``fmpz_mat``); the signs are then read exactly.
+    """
+    n = len(p)
+    m = len(cons)
+    R = [c[3][0] if len(c) > 3 else _aux(c[0], c[1])[0] for c in cons]
+    Tp = 1
+    for x in p:
+        q = int(x.q)
+        if q != 1:
+            Tp = lcm(Tp, q)
+    P = [int(x.p) * (Tp // int(x.q)) for x in p]
+    cols, owners = [], []
+    for k, r in enumerate(R):
+        g = 0
+        for v in r[:n]:
+            g += v * v
+        if not g:
+            continue
+        sk = r[n] * Tp
+        for a, x in zip(r, P):
+            sk += a * x
+        cols.append([x * g - sk * a for x, a in zip(P, r)] + [Tp * g])
+        owners.append(k)
+        w = wit.get(cons[k][2]) if wit else None
+        if w is not None:
+            Tw = 1
+            for x in w:
+                q = int(x.q)
+                if q != 1:
+                    Tw = lcm(Tw, q)
+            cols.append([int(x.p) * (Tw // int(x.q)) for x in w] + [Tw])
+            owners.append(k)
+    out = [None] * m
+    if not cols:
+        return out
+    K = len(cols)
+    V = (fmpz_mat(R) * fmpz_mat(n + 1, K, [col[i] for i in range(n + 1) for col in cols])).tolist()
+    for j, k in enumerate(owners):
+        if out[k] is not None or V[k][j] != 0:
+            continue
+        ok = True
+        for i in range(m):
+            if i != k and V[i][j] <= 0:
+                ok = False
+                break
+        if ok:
+            T = cols[j][n]
+            out[k] = tuple(fmpq(x, T) for x in cols[j][:n])
+    return out
 
 
 def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
@@ -426,6 +529,16 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
         if vr:
             return _remove_redundant_vr(cons, vr, with_witness)
     kept = list(cons)
+    screen = _facet_screen(cons, p, wit)
+    ids = list(range(len(cons)))
+    # float proposals for the remaining LPs (min h_k over the others), one vectorised batch
+    n = len(p)
+    todo = [k for k, c in enumerate(cons) if screen[k] is None and any(c[0])]
+    props = {}
+    if todo and len(cons) > n and _batch_pays(n, len(todo)):
+        A = [c[3][2][:n] if len(c) > 3 else [float(v) for v in c[0]] for c in cons]
+        b = [c[3][2][n] if len(c) > 3 else float(c[1]) for c in cons]
+        props = dict(zip(todo, float_lp_batch([A[k] for k in todo], A, b, _fl_p(p), excl=todo)))
     ws = []
     k = 0
     while k < len(kept):
@@ -433,15 +546,24 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
         others = kept[:k] + kept[k + 1 :]
         if not any(c[0]):
             kept.pop(k)
+            ids.pop(k)
             continue
-        w = wit.get(c[2]) if wit else None
-        if w is not None and _witness_ok(kept, k, w):
-            ws.append(w)  # a known relative-interior point: a facet, no LP needed
+        w = screen[ids[k]]
+        if w is not None:
+            ws.append(w)  # an exactly checked relative-interior point: a facet, no LP needed
             k += 1
             continue
-        res = _lp_min(c, others, p, c[3] if len(c) > 3 else None) if others else ("unbounded", p, tuple(-a for a in c[0]))
+        pr = props.get(ids[k])
+        if pr is not None:  # translate the proposal's rows (all constraints) to rows of `others`
+            pos = {j: t for t, j in enumerate(ids[:k] + ids[k + 1 :])}
+            if all(j in pos for j in pr[1]):
+                pr = (pr[0], [pos[j] for j in pr[1]]) + tuple(pr[2:])
+            else:
+                pr = None
+        res = _lp_min(c, others, p, c[3] if len(c) > 3 else None, pr) if others else ("unbounded", p, tuple(-a for a in c[0]))
         if res[0] == "optimal" and res[2] >= 0:
             kept.pop(k)
+            ids.pop(k)
             continue
         if with_witness or wit is not None:
             hp = _ev(c, p)
@@ -707,7 +829,8 @@ def compute_regions(
             # first test every neuron of the layer on the whole previous-layer cell: a neuron
             # with constant sign there has it on every sub-node (same certificate, since the
             # sub-nodes keep the cell's constraints); only the cutting ones are tested again
-            first = [_split(node, g, (l, i), certificate) for i, g in enumerate(gs)]
+            props = _batch_split_props(node, gs)
+            first = [_split(node, g, (l, i), certificate, props[i]) for i, g in enumerate(gs)]
             nodes = [node]
             for i, g in enumerate(gs):
                 tag = (l, i)
