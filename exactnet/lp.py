@@ -326,9 +326,8 @@ def _float_lp(c, A, b, x0, maxit=60):
         Q.append([vi / nv for vi in v])
     B = W
     for _ in range(maxit):
-        try:
-            inv = _np.linalg.inv(_np.array([A[k] for k in B])).tolist()
-        except _np.linalg.LinAlgError:
+        inv = _inv_small([A[k] for k in B], n)
+        if inv is None:
             return None
         lam = [sum(map(_mul, col, c)) for col in zip(*inv)]  # c = sum_i lam_i A[B[i]]
         i = min(range(n), key=lam.__getitem__)
@@ -353,6 +352,34 @@ def _float_lp(c, A, b, x0, maxit=60):
         free[kb] = False
         B = B[:i] + [kb] + B[i + 1 :]
     return None
+
+
+def _inv_small(M, n):
+    """Float inverse of a small square matrix (explicit for n <= 3, else NumPy) or None."""
+    if n == 3:
+        (a, b, c), (d, e, f), (g, h, i) = M
+        A, B, C = e * i - f * h, f * g - d * i, d * h - e * g
+        det = a * A + b * B + c * C
+        if abs(det) < 1e-13:
+            return None
+        r = 1.0 / det
+        return [
+            [A * r, (c * h - b * i) * r, (b * f - c * e) * r],
+            [B * r, (a * i - c * g) * r, (c * d - a * f) * r],
+            [C * r, (b * g - a * h) * r, (a * e - b * d) * r],
+        ]
+    if n == 2:
+        (a, b), (c, d) = M
+        det = a * d - b * c
+        if abs(det) < 1e-13:
+            return None
+        return [[d / det, -b / det], [-c / det, a / det]]
+    if n == 1:
+        return [[1.0 / M[0][0]]] if abs(M[0][0]) >= 1e-13 else None
+    try:
+        return _np.linalg.inv(_np.array(M)).tolist()
+    except _np.linalg.LinAlgError:
+        return None
 
 
 def _float_vertex(A, b, B, inv, n):
