@@ -26,15 +26,27 @@ is the covering argument of ``proofs/lemmas/regions.md``. Degeneracies (hyperpla
 vertices, coincident or parallel hyperplanes, dead or always-active neurons, neurons zero
 on a cell) need no special case: the LP decides with ``>= 0`` versus ``< 0`` exactly.
 
-Two exact accelerations, both decisions rather than guesses:
+**How the LPs are answered.** Every LP is still decided exactly, but a float64 active-set
+simplex first *proposes* an optimal basis (:func:`exactnet.lp.minimize_checked`; for the many
+LPs of one node over the same constraints, one vectorised NumPy batch,
+:func:`exactnet.lp.float_lp_batch`). The proposal is then checked in integers: the basis
+vertex must satisfy every constraint and the objective must be a nonnegative combination of
+the basis normals (the LP optimality conditions, so the exact vertex, value and multipliers
+are exactly what the exact simplex would certify). Any failed check (degenerate vertex, wrong
+or ill-conditioned proposal, no proposal) falls back to the exact simplex of
+:mod:`exactnet.lp`. No float decides anything; floats only choose which exact check to run.
+
+Exact accelerations, all decisions rather than guesses:
 
 * every neuron of layer ``l`` is first tested on the whole cell of layer ``l-1``; a neuron of
   constant sign there has it on every sub-node (its certificate is over the cell's
   constraints, which the sub-nodes keep), so only the cutting neurons are tested again;
 * a node remembers, per constraint, a point where it vanishes and every other constraint
-  was positive (the split point of the LP segment); before a redundancy LP the point is
-  re-tested exactly against the current constraints, and when it passes it *is* the facet
-  witness (no LP);
+  was positive (the split point of the LP segment); before the redundancy LPs these points
+  and the orthogonal projections of the interior point on every constraint's hyperplane are
+  tested exactly against all current constraints in one integer matrix product
+  (:func:`_facet_screen`); a candidate with ``h_k = 0`` and every other constraint ``> 0``
+  *is* a facet witness (no LP);
 * ``n0 = 2`` is delegated to :mod:`exactnet.regions2d` (the same subdivision on exact
   polygons in homogeneous integers: no LP at all; certificate multipliers computed only
   when a certificate is written, :func:`forced_certificate`). The older planar
@@ -446,13 +458,6 @@ def _batch_split_props(node, gs):
     for i, pr in zip(rows, float_lp_batch(objs, A, b, pf)):
         out[i] = pr
     return out
-
-
-def _witness_ok(kept, k, w) -> bool:
-    """Exact pre-filter: ``kept[k]`` is a facet if it is 0 at ``w`` and every other is > 0."""
-    if _ev(kept[k], w) != 0:
-        return False
-    return all(_ev(c, w) > 0 for j, c in enumerate(kept) if j != k)
 
 
 def _facet_screen(cons, p, wit):
