@@ -143,3 +143,33 @@ def test_unbounded_agrees():
         _same(res, minimize(obj, rows, offs, x0))
         seen += res[0] == "unbounded"
     assert seen > 0
+
+
+def _summary(rc):
+    return sorted(
+        (c.pattern, tuple(sorted((str(k.normal), str(k.offset)) for k in c.constraints)), tuple(sorted(map(str, c.corners))))
+        for c in rc.cells
+    )
+
+
+@pytest.mark.parametrize("arch", [(3, 4, 4, 1), (4, 4, 3, 1)])
+def test_engine_unchanged_by_wrong_or_missing_proposals(monkeypatch, arch):
+    """The region engine with sabotaged float proposals gives the same exact complex."""
+    from exactnet import regions
+    from exactnet.randnet import random_network
+
+    net = random_network(arch, seed=1)
+    ref = _summary(regions.compute_regions(net, box=(-1, 1)))
+
+    def wrong_single(c, A, b, x0):
+        return ("opt", list(range(len(x0))))
+
+    def wrong_batch(C, A, b, x0, excl=None, maxit=40):
+        return [("opt", list(range(len(x0))))] * len(C)
+
+    monkeypatch.setattr(lp, "_float_lp", wrong_single)
+    monkeypatch.setattr(regions, "float_lp_batch", wrong_batch)
+    assert _summary(regions.compute_regions(net, box=(-1, 1))) == ref
+    monkeypatch.setattr(lp, "_float_lp", lambda *a: None)
+    monkeypatch.setattr(regions, "float_lp_batch", lambda C, *a, **k: [None] * len(C))
+    assert _summary(regions.compute_regions(net, box=(-1, 1))) == ref
