@@ -485,11 +485,18 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
     m = len(rows)
     if m >= n and n:
         prop = (propose or _float_lp)(obj_aux[2][:n], [a[2][:n] for a in aux], [a[2][n] for a in aux], [float(v) for v in x0])
-        if prop is not None:
+        ok = (
+            isinstance(prop, tuple)
+            and len(prop) >= 2
+            and len(prop[1]) == n
+            and len(set(prop[1])) == n
+            and all(isinstance(k, int) and 0 <= k < m for k in prop[1])
+        )
+        if ok:
             rows_int = [a[0] for a in aux]
             oi = obj_aux[0][:n]
             so = obj_aux[1]
-            if prop[0] == "opt" and len(prop[1]) == n and len(set(prop[1])) == n:
+            if prop[0] == "opt":
                 chk = check_basis(oi, rows_int, prop[1], n)
                 if chk is not None:
                     X, T, M, T2 = chk
@@ -500,7 +507,7 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
                             lam[k] = fmpq(mv * aux[k][1], T2 * so)
                     value = fmpq(sum(o * xv for o, xv in zip(oi, X)), T * so)
                     return ("optimal", x, value, tuple(lam))
-            elif prop[0] == "ray" and len(prop[1]) == n and len(set(prop[1])) == n:
+            elif prop[0] == "ray" and len(prop) == 3 and isinstance(prop[2], int) and 0 <= prop[2] < n:
                 chk = check_ray(oi, rows_int, prop[1], prop[2], n)
                 if chk is not None:
                     X, T, D = chk
