@@ -563,16 +563,33 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
 def _extract_deep(oracle: Oracle, arch, rng: random.Random, check_points: int, lines: int = 0) -> ExtractionResult:
     from .extract_deep import check_deep, extract_deep
 
-    net, st = extract_deep(oracle, arch, rng, max_lines=lines)
-    t0 = time.perf_counter()
-    checks = check_deep(oracle, net, st, rng, max(check_points, 64))
-    st.timing["checks"] = time.perf_counter() - t0
-    notes = list(st.notes) + [
+    first = lines or max(24, 3 * arch[1])
+
+    def attempt(n_lines: int):
+        net, st = extract_deep(oracle, arch, rng, max_lines=n_lines)
+        t0 = time.perf_counter()
+        checks = check_deep(oracle, net, st, rng, max(check_points, 64))
+        st.timing["checks"] = time.perf_counter() - t0
+        return net, st, checks
+
+    retried = None
+    try:
+        net, st, checks = attempt(first)
+    except UndecidedError as e:
+        if "non-expanding" in str(e) or str(e).startswith("architecture mismatch: more than"):
+            raise  # structural, or more neurons than the architecture has: retrying would only repeat it
+        # an undecided first attempt says nothing about the oracle: with twice as many fresh lines the
+        # neurons get more critical points (rows complete, sizes separate neurons from pieces of deeper
+        # ones). The second attempt is checked exactly like the first; its failure is final.
+        retried = str(e)
+        net, st, checks = attempt(2 * first)
+    notes = ([f"the first attempt ({first} lines) was undecided ({retried}); a second attempt with {2 * first} "
+              "fresh lines succeeded"] if retried else []) + list(st.notes) + [
         f"{len(arch) - 2} hidden layers extracted layer by layer ({st.kinks} exact critical points on {st.lines} "
         "lines); the result computes the oracle's function as far as the query checks go. Whether every network "
         "of this architecture computing it is in the result's orbit is not claimed for deep networks"
     ]
-    status = "fibre" if st.spare else "extracted"
+    status = "fibre" if st.spare or st.linear_neurons else "extracted"
     res = ExtractionResult(net, status, 0, 0.0, 0.0, sum(arch[1:-1]) - st.spare, st.lines, 1, checks, notes,
                            st.timing)
     res.layers = st.clusters
@@ -692,26 +709,27 @@ def compare_with_victim(extracted: Network, victim: Network, timeout: float | No
 
     * ``same_orbit``: canonical forms equal (:mod:`exactnet.symmetry`; equal canonical forms
       imply equal functions, ``proofs/lemmas/orbit.md``);
-    * ``equivalent``: :func:`exactnet.equivalence.equivalent` (exact decision, any depth;
-      ``None`` when undecided within ``timeout``);
+    * ``equivalent``: :func:`exactnet.equivalence.equivalent` (exact decision, any depth, also when
+      the architectures differ; ``None`` when undecided within ``timeout``);
     * with ``certificate=True``: an EQUIVALENT certificate of the pair (regions of the
       difference network, ``proofs/lemmas/equivalent.md``), re-checked by the independent
       checker; ``certificate_text`` holds it, or ``certificate_note`` says why there is none
       (region enumeration is out of reach for wide inputs).
     """
     out: dict = {"same_architecture": extracted.architecture == victim.architecture}
-    if not out["same_architecture"]:
-        out["equivalent"] = False
-        out["equivalence_method"] = "architectures differ"
-        return out
     from .symmetry import canonical_form
 
-    try:
-        out["same_orbit"] = canonical_form(extracted) == canonical_form(victim)
-        out["orbit_method"] = "canonical forms equal" if out["same_orbit"] else "canonical forms differ"
-    except (LimitError, UndecidedError) as e:  # pragma: no cover - ties beyond the limit
-        out["same_orbit"] = None
-        out["orbit_method"] = f"undecided: {e}"
+    if not out["same_architecture"]:
+        # e.g. a victim file with fewer layers than --arch: the function can still be the same
+        out["same_orbit"] = False
+        out["orbit_method"] = "architectures differ (the orbit is within one architecture)"
+    else:
+        try:
+            out["same_orbit"] = canonical_form(extracted) == canonical_form(victim)
+            out["orbit_method"] = "canonical forms equal" if out["same_orbit"] else "canonical forms differ"
+        except (LimitError, UndecidedError) as e:  # pragma: no cover - ties beyond the limit
+            out["same_orbit"] = None
+            out["orbit_method"] = f"undecided: {e}"
     from .equivalence import equivalent
 
     try:

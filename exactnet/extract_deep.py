@@ -60,6 +60,7 @@ class DeepStats:
     seen: list = field(default_factory=list)  # (point, normal) of every kink the scans showed
     clusters: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    linear_neurons: int = 0  # last hidden layer: always-active neurons carrying a fitted linear part
     timing: dict = field(default_factory=dict)
 
 
@@ -559,6 +560,68 @@ def _last_layer(oracle: Oracle, known: _Known, rows: list, biases: list, rng: ra
     return flips, V, d
 
 
+def _last_layer_linear(oracle: Oracle, known: _Known, rows: list, biases: list, rng: random.Random, extra_pts: list,
+                       spare: int):
+    """Solve ``f = sum alpha_i relu(z_i) + R h + d`` exactly (``h``: the last known hidden vector).
+
+    For a last hidden layer with neurons that never bend: such a neuron is active (or without effect)
+    wherever it is seen, so it contributes a linear function of ``h``. As ``h >= 0``, ``R h`` is
+    carried exactly by neurons that are active everywhere: for one output, ``relu(r+ . h + 1) -
+    relu(r- . h + 1)`` with ``R = r+ - r-`` (two neurons at most); otherwise one neuron ``relu(h_j)``
+    per nonzero column ``j`` of ``R``. Returns ``(rows, biases, V, d, neurons used)``; raises
+    :class:`UndecidedError` when the fit is not unique or more neurons would be needed than are spare.
+    """
+    nl = len(rows)
+    m = oracle.n_out
+    width = len(rows[0]) if rows else len(known.layers[-1][0])
+    pts = list(extra_pts) + _random_points(rng, oracle.n_in, nl + width + 16)
+    hs = [known.forward(x)[1] for x in pts]
+    cols_h = [j for j in range(width) if any(h[j] for h in hs)]  # coordinates never nonzero carry nothing
+    feats = []
+    for h in hs:
+        z = [_dot(rw, h) + bb for rw, bb in zip(rows, biases)]
+        feats.append([v if v > 0 else Q0 for v in z] + [h[j] for j in cols_h] + [Q1])
+    ys = oracle.query_batch(pts, cache=False)
+    k = len(feats[0])
+    sol = _solve_unique([[f[c] for f in feats] for c in range(k)], [[y[o] for y in ys] for o in range(m)])
+    if sol is None:
+        raise UndecidedError(
+            "last hidden layer: neither the neurons found nor the neurons found plus a linear term in the previous "
+            "hidden layer fit the oracle exactly (a neuron is missing or the oracle is not a network of this "
+            "architecture)"
+        )
+    V = [[sol[o][i] for i in range(nl)] for o in range(m)]
+    d = [sol[o][k - 1] for o in range(m)]
+    R = [[Q0] * width for _ in range(m)]
+    for o in range(m):
+        for c, j in enumerate(cols_h):
+            R[o][j] = sol[o][nl + c]
+    rows, biases = [list(r) for r in rows], list(biases)
+    if m == 1:
+        pos = [v if v > 0 else Q0 for v in R[0]]
+        neg = [-v if v < 0 else Q0 for v in R[0]]
+        parts = [(p, sgn) for p, sgn in ((pos, Q1), (neg, -Q1)) if any(p)]
+        if len(parts) > spare:
+            raise UndecidedError(f"last hidden layer: the linear part needs {len(parts)} always-active neurons, only "
+                                 f"{spare} are unaccounted for")
+        for p, sgn in parts:  # relu(p . h + 1) = p . h + 1 since p >= 0 and h >= 0
+            rows.append(p)
+            biases.append(Q1)
+            V[0].append(sgn)
+            d[0] -= sgn
+        return rows, biases, V, d, len(parts)
+    used = [j for j in range(width) if any(R[o][j] for o in range(m))]
+    if len(used) > spare:
+        raise UndecidedError(f"last hidden layer: the linear part needs {len(used)} always-active neurons, only "
+                             f"{spare} are unaccounted for")
+    for j in used:  # relu(h_j) = h_j
+        rows.append([Q1 if i == j else Q0 for i in range(width)])
+        biases.append(Q0)
+        for o in range(m):
+            V[o].append(R[o][j])
+    return rows, biases, V, d, len(used)
+
+
 def _both_sides(known: _Known, clusters: list, rows: list, biases: list) -> list[Vec]:
     """Points just on either side of each neuron's zero set, beside one of its critical points."""
     out = []
@@ -769,7 +832,26 @@ def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_l
             known = _Known(n0, known.layers + [(rows, biases)], known.spare + [sp])
             st.spare += len(sp)
             continue
-        flips, V, d = _last_layer(oracle, known, rows, biases, rng, _both_sides(known, accepted, rows, biases))
+        near = _both_sides(known, accepted, rows, biases)
+        try:
+            flips, V, d = _last_layer(oracle, known, rows, biases, rng, near)
+        except UndecidedError:
+            if not spare or not known.layers:
+                raise
+            # neurons never seen may still act linearly (stably active): fit that linear part too
+            rows, biases, V, d, used = _last_layer_linear(oracle, known, rows, biases, rng, near, spare)
+            flips = [0] * len(rows)
+            old = f"hidden layer {l}: {spare} neuron(s) never seen"
+            st.notes = [n for n in st.notes if not n.startswith(old)]
+            spare -= used
+            if spare:
+                st.notes.append(f"hidden layer {l}: {spare} further neuron(s) never seen: returned as zero neurons")
+            st.linear_neurons = used
+            st.notes.append(
+                f"hidden layer {l}: {used} neuron(s) never bend (active wherever they matter, e.g. stably active); "
+                "their linear effect was fitted exactly and is carried by neurons with nonnegative rows and a "
+                "positive bias, which are active everywhere: a point of the fibre, not the victim's orbit"
+            )
         st.timing[f"signs{l}"] = time.perf_counter() - t0
         for i, fl in enumerate(flips):
             if fl == 1:

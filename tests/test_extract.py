@@ -268,7 +268,17 @@ def test_cli_extract_json(tmp_path, capsys):
     code = cli_main(["extract", "--oracle-cmd", _script(tmp_path, "ok"), "--arch", "2,3,1", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["victim_comparison"] is None and out["checks"]["agree"] is True
-    assert cli_main(["extract", "--oracle", str(vpath), "--arch", "4,3,3,1"]) == 2
+    # a deeper --arch than the file's: a network of that architecture computing the same function is found
+    # (its second layer active everywhere) and the exact comparison decides equivalence across architectures
+    deep = tmp_path / "deep.json"
+    code = cli_main(["extract", "--oracle", str(vpath), "--arch", "4,3,3,1", "-o", str(deep), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["architecture"] == [4, 3, 3, 1] and out["status"] == "fibre"
+    cmp = out["victim_comparison"]
+    assert cmp["same_architecture"] is False and cmp["equivalent"] is True and cmp["same_orbit"] is False
+    assert load_network(str(deep)).architecture == (4, 3, 3, 1)
+    assert equivalent(load_network(str(deep)), victim).equivalent
+    assert cli_main(["extract", "--oracle", str(vpath), "--arch", "4,2,1"]) != 0  # too few neurons: never 0
 
 
 @pytest.mark.parametrize("arch", [(3, 4, 1), (4, 3, 2, 2), (2, 1)])

@@ -120,8 +120,10 @@ def test_width_mismatch_is_refused():
     victim = random_network((10, 10, 10, 1), 1)
     with pytest.raises(UndecidedError, match="mismatch"):
         extract(NetworkOracle(victim), (10, 10, 6, 1), seed=1)
-    with pytest.raises(UndecidedError):
-        extract(NetworkOracle(random_network((10, 10, 1), 3)), (10, 10, 10, 1), seed=1)
+    shallow = random_network((4, 4, 1), 3)  # computable in (4,4,4,1): second layer active everywhere
+    res = extract(NetworkOracle(shallow), (4, 4, 4, 1), seed=1)
+    assert res.status == "fibre" and any("never bend" in n for n in res.notes)
+    assert equivalent(res.network, shallow).equivalent
     with pytest.raises(UndecidedError, match="non-expanding"):
         extract(NetworkOracle(random_network((3, 5, 2, 1), 3)), (3, 5, 2, 1))
 
@@ -183,3 +185,20 @@ def test_callable_oracle_deep_reports_query_checks():
     res = extract(CallableOracle(fn, 4, 1), (4, 4, 3, 1), seed=0)
     assert res.checks["agree"] is True and "evidence" in res.checks["method"]
     assert equivalent(res.network, victim).equivalent
+
+
+def test_neurons_that_never_bend_give_an_exact_fibre_point():
+    """A last hidden layer with stably active neurons (positive weights on ReLU outputs, positive biases)
+    never bends there: the extractor fits their linear effect exactly and returns a fibre point, which
+    the exact comparison confirms; the canonical forms differ (the victim's rows are not determined)."""
+    from flint import fmpq
+
+    base = random_network((4, 4, 3, 1), 3)
+    W2 = [[fmpq(abs(int(v.p)) + 1, int(v.q)) for v in r] for r in base.weights(2)]
+    W2[0][1] = -W2[0][1]  # one neuron of the layer can still bend
+    victim = base.replace_layer(2, W2, [fmpq(1)] * 3)
+    res = extract(NetworkOracle(victim), (4, 4, 3, 1), seed=0)
+    assert res.status == "fibre"
+    assert any("never bend" in n for n in res.notes)
+    assert compare_with_victim(res.network, victim, timeout=60)["equivalent"] is True
+    assert canonical_form(res.network) != canonical_form(victim)
