@@ -69,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from exactnet.equivalence import equivalent  # noqa: E402
 from exactnet.errors import ExactnetError  # noqa: E402
 from exactnet.extract import extract  # noqa: E402
+from exactnet.extract_deep_float import extract_deep_float  # noqa: E402
 from exactnet.extract_float import extract_float, parameter_error  # noqa: E402
 from exactnet.oracle import NetworkOracle, NumpyNetworkOracle  # noqa: E402
 from exactnet.randnet import random_network  # noqa: E402
@@ -110,7 +111,10 @@ def run_float(arch, seed: int) -> dict:
     victim = random_network(arch, seed)
     oracle = NumpyNetworkOracle(victim)
     try:
-        res = extract_float(oracle, arch, seed=seed)
+        if len(arch) > 3:
+            res = extract_deep_float(oracle, arch, seed=seed, lines=DEEP_LINES.get(arch, 0))
+        else:
+            res = extract_float(oracle, arch, seed=seed)
     except ExactnetError as e:
         return {"queries": oracle.queries, "note": f"{type(e).__name__}: {str(e)[:50]}"}
     pe = parameter_error(res.network, victim).get("max_parameter_error")

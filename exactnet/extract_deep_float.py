@@ -505,8 +505,60 @@ def _last_layer(f, known: _Known, rows: np.ndarray, biases: np.ndarray, rng: np.
     sgn = np.where(flip, -1.0, 1.0)
     W, b = rows * sgn[:, None], biases * sgn
     Hd = np.maximum(known.hidden(X) @ W.T + b, 0)
-    sol2, *_ = np.linalg.lstsq(np.concatenate([Hd, np.ones((len(X), 1))], axis=1), Y, rcond=None)
+    F2 = np.concatenate([Hd, np.ones((len(X), 1))], axis=1)
+    sol2, *_ = np.linalg.lstsq(F2, Y, rcond=None)
+    if np.max(np.abs(F2 @ sol2 - Y)) > 1e-6 * (1 + float(np.max(np.abs(Y)))):
+        raise UndecidedError("last hidden layer: no sign choice fits the oracle (a neuron is missing or the oracle is "
+                             "not a network of this architecture; float oracle)")
     return W, b, sol2[:nl].T, sol2[nl], int(dead.sum())
+
+
+def _last_layer_linear(f, known: _Known, rows: np.ndarray, biases: np.ndarray, rng: np.random.Generator,
+                       near: np.ndarray, spare: int):
+    """Least squares ``f ~ sum alpha_i relu(z_i) + R h + d``; ``R h`` carried by always-active neurons.
+
+    The float counterpart of :func:`exactnet.extract_deep._last_layer_linear` (``h >= 0``, so
+    ``relu(p . h + 1) = p . h + 1`` for ``p >= 0``). Returns ``(W, b, V, d, neurons used)``.
+    """
+    nl, width, n0 = len(rows), known.layers[-1][0].shape[0], known.n0
+    X = np.concatenate([near, rng.uniform(-8, 8, (nl + 2 * width + 24, n0))])
+    Y = f(X)
+    Hk = known.hidden(X)
+    cols = [j for j in range(width) if np.any(Hk[:, j] > 0)]
+    Z = Hk @ rows.T + biases if nl else np.zeros((len(X), 0))
+    F = np.concatenate([np.maximum(Z, 0), Hk[:, cols], np.ones((len(X), 1))], axis=1)
+    sol, _, rank, _ = np.linalg.lstsq(F, Y, rcond=None)
+    scale = 1 + float(np.max(np.abs(Y)))
+    if rank < F.shape[1] or np.max(np.abs(F @ sol - Y)) > 1e-6 * scale:
+        raise UndecidedError(
+            "last hidden layer: neither the neurons found nor the neurons found plus a linear term in the previous "
+            "hidden layer fit the oracle (float oracle)"
+        )
+    m = Y.shape[1]
+    V, d = sol[:nl].T, sol[-1].copy()
+    R = np.zeros((m, width))
+    R[:, cols] = sol[nl:nl + len(cols)].T
+    R[np.abs(R) <= 1e-9 * (1 + float(np.max(np.abs(R))))] = 0.0
+    new_rows, new_out = [], []
+    if m == 1:
+        for part, sg in ((np.maximum(R[0], 0), 1.0), (np.maximum(-R[0], 0), -1.0)):
+            if part.any():
+                new_rows.append(part)
+                new_out.append(np.array([sg]))
+                d[0] -= sg
+        new_b = [1.0] * len(new_rows)
+    else:
+        for j in np.nonzero(np.any(R != 0, axis=0))[0]:
+            new_rows.append(np.eye(width)[j])
+            new_out.append(R[:, j])
+        new_b = [0.0] * len(new_rows)
+    if len(new_rows) > spare:
+        raise UndecidedError(f"last hidden layer: the linear part needs {len(new_rows)} always-active neurons, only "
+                             f"{spare} are unaccounted for (float oracle)")
+    W = np.concatenate([rows.reshape(nl, width)] + [r[None, :] for r in new_rows])
+    b = np.concatenate([biases, np.array(new_b)])
+    Vout = np.concatenate([V.reshape(m, nl)] + [o.reshape(m, 1) for o in new_out], axis=1)
+    return W, b, Vout, d, len(new_rows)
 
 
 # -------------------------------------------------------------------- main loop
@@ -603,7 +655,20 @@ def extract_deep_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines
             biases = np.concatenate([biases * sg, np.zeros(spare)])
             known = _Known(n0, known.layers + [(rows, biases)], known.spare + [set(range(len(accepted), nl))])
             continue
-        W, b, Vout, d, zero_out = _last_layer(f, known, rows, biases, rng, near)
+        try:
+            W, b, Vout, d, zero_out = _last_layer(f, known, rows, biases, rng, near)
+        except UndecidedError:
+            if not spare:
+                raise
+            # neurons never seen may still act linearly (stably active): fit that linear part too
+            W, b, Vout, d, used = _last_layer_linear(f, known, rows, biases, rng, near, spare)
+            zero_out = 0
+            notes = [n for n in notes if not n.startswith(f"hidden layer {l}: {spare} neuron(s) never seen")]
+            spare_total -= used
+            spare -= used
+            notes.append(f"hidden layer {l}: {used} neuron(s) never bend; their linear effect was fitted and is carried "
+                         "by neurons with nonnegative rows and a positive bias (active everywhere)"
+                         + (f"; {spare} further neuron(s) returned as zero neurons" if spare else ""))
         if zero_out:
             notes.append(f"{zero_out} neuron(s) of the last hidden layer have (nearly) zero output weight")
         W = np.concatenate([W, np.zeros((spare, width))])

@@ -94,9 +94,10 @@ def test_small_deep_victims_are_approximated_or_refused():
         assert res.queries == oracle.queries > 0
         assert res.network.architecture == victim.architecture
         assert relative_output_error(res.network, victim, seed) < 1e-6
-        assert neuron_function_error(res.network, victim, seed) < 1e-6
+        if not any("never bend" in n for n in res.notes):  # else: a fibre point, rows not the victim's
+            assert neuron_function_error(res.network, victim, seed) < 1e-6
         ok += 1
-    assert ok >= 6
+    assert ok >= 8
 
 
 def test_10_10_10_1_precision_and_report():
@@ -175,14 +176,31 @@ def test_cli_deep_float(tmp_path, capsys):
     assert relative_output_error(est, victim, 2) < 1e-7
 
 
-def test_cli_deep_float_refusal_is_one_line(tmp_path, capsys):
+def test_never_bending_neurons_are_carried_linearly():
+    """All last-hidden-layer neurons stably active: their linear effect is fitted (a fibre point)."""
+    victim = stably_active_victim()
+    res = extract_float(NumpyNetworkOracle(victim), (4, 4, 3, 1), seed=0)
+    assert any("never bend" in n for n in res.notes)
+    assert relative_output_error(res.network, victim, 0) < 1e-6
+
+
+def dead_victim() -> Network:
+    """Every first-layer neuron is dead on all of R^4 (zero row, negative bias): the function is constant."""
+    base = random_network((4, 4, 3, 1), 3)
+    return base.replace_layer(1, [[0] * 4 for _ in range(4)], [-1] * 4)
+
+
+@pytest.mark.parametrize("victim,arch,why", [(dead_victim, "4,4,3,1", "looks affine"),
+                                             (lambda: random_network((3, 5, 2, 1), 3), "3,5,2,1", "non-expanding"),
+                                             (lambda: random_network((10, 10, 10, 1), 1), "10,10,6,1", "mismatch")])
+def test_cli_deep_float_refusal_is_one_line(tmp_path, capsys, victim, arch, why):
     vpath = tmp_path / "victim.json"
-    save_network(stably_active_victim(), str(vpath))
-    code = cli_main(["extract", "--oracle", str(vpath), "--arch", "4,4,3,1", "--oracle-float", "-o",
+    save_network(victim(), str(vpath))
+    code = cli_main(["extract", "--oracle", str(vpath), "--arch", arch, "--oracle-float", "-o",
                      str(tmp_path / "est.json")])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.startswith("exactnet: error: ") and len(err.strip().splitlines()) == 1
+    assert err.startswith("exactnet: error: ") and len(err.strip().splitlines()) == 1 and why in err
     assert "Traceback" not in err
     assert not (tmp_path / "est.json").exists()
 
