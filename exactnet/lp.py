@@ -415,6 +415,27 @@ def check_basis(obj_int, rows_int, B, n):
     multiples of the objective and of the constraints. Returns ``(X, T, M, T2)`` with the
     vertex ``X / T`` (feasible: every row ``>= 0``) and ``obj = sum_i (M_i / T2) rows[B_i]``
     with ``M >= 0``; ``None`` when any condition fails."""
+    if n == 3:  # one integer adjugate gives both the vertex and the multipliers
+        (a, b, c, u), (d, e, f, v), (g, h, i, w) = (rows_int[k] for k in B)
+        A0, A1, A2 = e * i - f * h, f * g - d * i, d * h - e * g
+        det = a * A0 + b * A1 + c * A2
+        if not det:
+            return None
+        adj = ((A0, c * h - b * i, b * f - c * e), (A1, a * i - c * g, c * d - a * f), (A2, b * g - a * h, a * e - b * d))
+        X = [-(r0 * u + r1 * v + r2 * w) for r0, r1, r2 in adj]  # A_B X = -c_B det
+        o0, o1, o2 = obj_int
+        M = [o0 * adj[0][j] + o1 * adj[1][j] + o2 * adj[2][j] for j in range(3)]  # A_B^T M = obj det
+        T = det
+        if det < 0:
+            X = [-x for x in X]
+            M = [-mv for mv in M]
+            T = -det
+        if any(mv < 0 for mv in M):
+            return None
+        for r in rows_int:
+            if r[0] * X[0] + r[1] * X[1] + r[2] * X[2] + r[3] * T < 0:
+                return None
+        return X, T, M, T
     sol = _solve_int([rows_int[k] for k in B], n)
     if sol is None:
         return None
