@@ -688,6 +688,25 @@ def _bareiss(rows, n):
     return tuple(x // g for x in X), det // g
 
 
+def _cramer3(rows):
+    """:func:`_bareiss` for ``n = 3`` by the integer adjugate (same normalised ``(X, T)``)."""
+    (a, b, c, u), (d, e, f, v), (g, h, i, w) = rows
+    A0, A1, A2 = e * i - f * h, f * g - d * i, d * h - e * g
+    det = a * A0 + b * A1 + c * A2
+    if not det:
+        return None
+    X = [
+        -(A0 * u + (c * h - b * i) * v + (b * f - c * e) * w),
+        -(A1 * u + (a * i - c * g) * v + (c * d - a * f) * w),
+        -(A2 * u + (b * g - a * h) * v + (a * e - b * d) * w),
+    ]
+    if det < 0:
+        X = [-x for x in X]
+        det = -det
+    g = gcd(det, X[0], X[1], X[2])
+    return tuple(x // g for x in X), det // g
+
+
 def _vertices(cons, p, n):
     """Vertices of ``{x : c(x) >= 0}`` (irredundant ``cons``); 2-D in cyclic order around p.
 
@@ -696,10 +715,10 @@ def _vertices(cons, p, n):
     tested in integers: ``a . X + c T >= 0``)."""
     if len(cons) < n:
         return ()
-    R = _int_rows(cons)
+    R = [c[3][0] if len(c) > 3 else _int_rows([c])[0] for c in cons]
     found = {}
     for sub in itertools.combinations(range(len(R)), n):
-        sol = _bareiss([R[k] for k in sub], n)
+        sol = _cramer3([R[k] for k in sub]) if n == 3 else _bareiss([R[k] for k in sub], n)
         if sol is None:
             continue
         X, T = sol
