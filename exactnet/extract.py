@@ -50,6 +50,7 @@ Deeper networks are extracted layer by layer by :mod:`exactnet.extract_deep` (st
 ``"extracted"``, or ``"fibre"`` when neurons were never seen and are returned as zero
 neurons); for them only membership in the fibre is claimed, and for a network oracle it is
 proved by the exact comparison :func:`compare_with_victim` (``proofs/lemmas/extraction.md``).
+An undecided deep attempt is repeated once with twice as many fresh lines (checked the same way).
 Float oracles are refused by this exact pipeline (rounded replies are not piecewise affine);
 :mod:`exactnet.extract_float` runs the float64 version and reports the precision reached.
 """

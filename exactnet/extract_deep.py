@@ -27,7 +27,10 @@ The deep counterpart of the one-hidden-layer extractor of :mod:`exactnet.extract
    ``sum_i a_i grad z_i`` and ``a_i != 0`` only for active neurons, which fixes the side on
    which neuron ``i`` is active. Last hidden layer: ``f = sum_i alpha_i relu(z_i) + beta_i z_i + d``
    is solved exactly from queries (``beta_i = 0``: orientation right; ``beta_i = -alpha_i``:
-   flipped); this also gives the output layer.
+   flipped); this also gives the output layer. If that has no solution and some neurons of the
+   layer were never seen, ``f = sum alpha_i relu(z_i) + R h + d`` is solved exactly and ``R h`` is
+   carried by always-active spare neurons (neurons that never bend, e.g. stably active: a fibre
+   point, Lemma 3 (c) of ``proofs/lemmas/extraction.md``).
 5. **Check.** The assembled network is compared with the oracle at random points; any
    disagreement raises :class:`UndecidedError` (a wrong network is never returned).
 """

@@ -24,11 +24,16 @@ the result carries a precision report (:class:`exactnet.extract_float.FloatExtra
    conditioned only); a clearly nonzero coefficient means the neuron is active there. Votes
    must agree. Last hidden layer and output layer: ``f ~ sum alpha_i relu(z_i) + beta_i z_i + d``
    by least squares (``beta_i ~ 0`` keeps, ``beta_i ~ -alpha_i`` flips), then the output layer
-   is refitted with the orientations fixed.
+   is refitted with the orientations fixed. When that does not fit and neurons of the layer were
+   never seen, ``f ~ sum alpha_i relu(z_i) + R h + d`` is fitted instead and ``R h`` is carried by
+   always-active neurons (neurons that never bend, e.g. stably active ones: a fibre point;
+   :func:`exactnet.extract_deep._last_layer_linear`).
 5. **Precision check.** The network is compared with the oracle at random points and beside
    the kinks the scans found. When the largest error exceeds ``max_rel_error`` times the
    output scale, :class:`~exactnet.errors.UndecidedError` is raised: a network that does not
-   reproduce the oracle is never returned.
+   reproduce the oracle is never returned. An undecided attempt (other than a surplus of
+   neurons in the last hidden layer or no kink at all) is repeated once with twice as many
+   fresh lines.
 """
 
 from __future__ import annotations
