@@ -707,6 +707,44 @@ def _cramer3(rows):
     return tuple(x // g for x in X), det // g
 
 
+_PAIRS4 = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+# for each 4-column set S of the augmented 4 x 5 matrix: the Laplace terms along rows (0, 1)
+_LAPLACE4 = {}
+for _S in itertools.combinations(range(5), 4):
+    _terms = []
+    for _a in range(4):
+        for _b in range(_a + 1, 4):
+            _rest = [c for c in _S if c not in (_S[_a], _S[_b])]
+            _terms.append(((-1) ** (_a + _b + 1), _PAIRS4.index((_S[_a], _S[_b])), _PAIRS4.index(tuple(_rest))))
+    _LAPLACE4[_S] = _terms
+
+
+def _cramer4(rows):
+    """:func:`_bareiss` for ``n = 4`` by Cramer's rule with Laplace expansion along two rows
+    (all 2 x 2 minors of the augmented matrix ``[A | -c]`` computed once)."""
+    r0, r1, r2, r3 = ([r[0], r[1], r[2], r[3], -r[4]] for r in rows)
+    top = [r0[i] * r1[j] - r0[j] * r1[i] for i, j in _PAIRS4]
+    bot = [r2[i] * r3[j] - r2[j] * r3[i] for i, j in _PAIRS4]
+
+    def det(S):
+        return -sum(s * top[t] * bot[b] for s, t, b in _LAPLACE4[S])
+
+    T = det((0, 1, 2, 3))
+    if not T:
+        return None
+    X = [
+        -det((1, 2, 3, 4)),  # column 0 replaced by the rhs: (-1)^3 after moving it to the end
+        det((0, 2, 3, 4)),
+        -det((0, 1, 3, 4)),
+        det((0, 1, 2, 4)),
+    ]
+    if T < 0:
+        X = [-x for x in X]
+        T = -T
+    g = gcd(T, *X)
+    return tuple(x // g for x in X), T // g
+
+
 def _vertices(cons, p, n):
     """Vertices of ``{x : c(x) >= 0}`` (irredundant ``cons``); 2-D in cyclic order around p.
 
@@ -718,7 +756,8 @@ def _vertices(cons, p, n):
     R = [c[3][0] if len(c) > 3 else _int_rows([c])[0] for c in cons]
     found = {}
     for sub in itertools.combinations(range(len(R)), n):
-        sol = _cramer3([R[k] for k in sub]) if n == 3 else _bareiss([R[k] for k in sub], n)
+        sub_rows = [R[k] for k in sub]
+        sol = _cramer3(sub_rows) if n == 3 else (_cramer4(sub_rows) if n == 4 else _bareiss(sub_rows, n))
         if sol is None:
             continue
         X, T = sol
