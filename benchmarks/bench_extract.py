@@ -44,8 +44,9 @@ queries are deterministic). "fibre point": the victim has neurons without effect
     784-128-1        199910  17.6   483.4  fibre      EXACT, equivalent, fibre point
 
     float64 pipeline  queries  log2  seconds  max out err  (relative)  log2 max out err  log2 max par err
-    10-10-10-1          30957  14.9      1.9     2.49e-06     2.7e-10  -18.6             -23.8
-    40-20-10-10-1      185463  17.5     17.8     1.45e-03     8.3e-09   -9.4             -16.0
+    10-10-10-1          30957  14.9      0.7     2.49e-06     2.7e-10  -18.6             -23.8
+    40-20-10-10-1      185463  17.5     16.2     1.45e-03     8.3e-09   -9.4             -16.0
+    80-40-20-1         254714  18.0     11.9     1.33e-03     4.0e-08   -9.6             -19.8   (40 lines)
     784-32-1           102187  16.6              -           -         -20.5             -19.8
     784-128-1          598447  19.2              -           -         -16.0             -16.7   (6 lines; 5 invisible neurons)
 
