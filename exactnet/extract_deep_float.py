@@ -47,7 +47,7 @@ import numpy as np
 
 from .errors import ShapeError, UndecidedError
 from .extract_deep import _compatible
-from .extract_float import (FloatExtractionResult, _float_layers, _gradients, _piece_gradients, _random_line,
+from .extract_float import (FloatExtractionResult, _float_layers, _gradients, _jumps, _piece_gradients, _random_line,
                             output_error)
 from .network import Network
 from .oracle import Oracle
@@ -134,12 +134,7 @@ def _scan_segment(f, p: np.ndarray, u: np.ndarray, lo: float, hi: float, m: int,
     if not kinks:
         return []
     out = []
-    for i, t in enumerate(kinks):
-        if not (ok[i] and ok[i + 1]):
-            continue
-        D = G[i + 1] - G[i]  # m x n0, rank one
-        o = int(np.argmax(np.linalg.norm(D, axis=1)))
-        nrm = D[o]
+    for i, t, D, nrm in _jumps(kinks, G, ok):
         s = float(np.linalg.norm(nrm))
         if s < 1e-9 * (1 + float(np.max(np.abs(G[i])))):
             continue

@@ -197,6 +197,16 @@ def _piece_gradients(f, p, u, lo, hi, tol, max_kinks, rng):
     return kinks, G, ok, delta
 
 
+def _jumps(kinks, G, ok):
+    """For each kink with checked gradients on both sides: ``(i, t, D, n)``, ``D = G[i + 1] - G[i]``
+    (m x n0, rank one up to noise) and ``n`` its row of largest norm (the normal, up to scale)."""
+    for i, t in enumerate(kinks):
+        if not (ok[i] and ok[i + 1]):
+            continue
+        D = G[i + 1] - G[i]
+        yield i, t, D, D[int(np.argmax(np.linalg.norm(D, axis=1)))]
+
+
 def _canon(n, beta):
     """Normalise a hyperplane: unit normal, largest coordinate positive."""
     s = np.linalg.norm(n)
@@ -233,12 +243,7 @@ def extract_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int
         if not kinks:
             continue
         new = 0
-        for i, t in enumerate(kinks):
-            if not (ok[i] and ok[i + 1]):
-                continue
-            D = G[i + 1] - G[i]  # m x n0, rank one
-            o = int(np.argmax(np.linalg.norm(D, axis=1)))
-            nrm = D[o]
+        for i, t, D, nrm in _jumps(kinks, G, ok):
             if np.linalg.norm(nrm) < 1e-9:
                 continue
             x = p + t * u
