@@ -504,8 +504,12 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
     if obj_aux is None:
         obj_aux = _aux(obj, Q0)
     m = len(rows)
-    if m >= n and n:
-        prop = (propose or _float_lp)(obj_aux[2][:n], [a[2][:n] for a in aux], [a[2][n] for a in aux], [float(v) for v in x0])
+    xf = _floats(x0)
+    if m >= n and n and xf is not None and obj_aux[2] is not None and all(a[2] is not None for a in aux):
+        try:
+            prop = (propose or _float_lp)(obj_aux[2][:n], [a[2][:n] for a in aux], [a[2][n] for a in aux], xf)
+        except (ArithmeticError, ValueError):  # a float failure is no answer: the exact simplex decides
+            prop = None
         ok = (
             isinstance(prop, tuple)
             and len(prop) >= 2
@@ -537,8 +541,24 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
 
 
 def _aux(normal, offset):
+    """``(ints, scale, floats)`` of a constraint; ``floats`` is ``None`` when a number does not
+    fit a float (then no float proposal is made and the exact simplex answers)."""
     ints, s = int_row(normal, offset)
-    return ints, s, [float(v) for v in normal] + [float(offset)]
+    return ints, s, _floats(list(normal) + [offset])
+
+
+def _floats(vals):
+    try:
+        out = [float(v) for v in vals]
+    except OverflowError:
+        return None
+    for f in out:
+        if f != f or f in (_INF, -_INF):
+            return None
+    return out
+
+
+_INF = float("inf")
 
 
 def float_lp_batch(C, A, b, x0, excl=None, maxit=40):
@@ -548,6 +568,8 @@ def float_lp_batch(C, A, b, x0, excl=None, maxit=40):
     Returns per LP ``("opt", B)``, ``("ray", B, i)`` or ``None``, exactly like
     :func:`_float_lp`: proposals only, which :func:`minimize_checked` verifies exactly.
     """
+    if x0 is None:
+        return [None] * len(C)
     C = _np.asarray(C, dtype=float).reshape(-1, len(x0))
     A = _np.asarray(A, dtype=float).reshape(-1, len(x0))
     b = _np.asarray(b, dtype=float)
@@ -557,7 +579,11 @@ def float_lp_batch(C, A, b, x0, excl=None, maxit=40):
     if K == 0 or m < n or n == 0:
         return out
     ar = _np.arange(K)
-    S = _np.tile(A @ _np.asarray(x0, dtype=float) + b, (K, 1))
+    xf = _np.asarray(x0, dtype=float)
+    if not (_np.isfinite(A).all() and _np.isfinite(b).all() and _np.isfinite(C).all() and _np.isfinite(xf).all()):
+        return out
+    with _np.errstate(all="ignore"):
+        S = _np.tile(A @ xf + b, (K, 1))
     blocked = _np.zeros((K, m), dtype=bool)
     if excl is not None:
         ex = _np.asarray(excl)
@@ -567,7 +593,9 @@ def float_lp_batch(C, A, b, x0, excl=None, maxit=40):
     P = _np.tile(_np.eye(n), (K, 1, 1))
     W = _np.zeros((K, n), dtype=int)
     cn = _np.sqrt((C * C).sum(axis=1))
-    with _np.errstate(divide="ignore", invalid="ignore"):
+    if not _np.isfinite(S).all():
+        return out
+    with _np.errstate(all="ignore"):
         for step in range(n):
             D = -_np.einsum("kij,kj->ki", P, C)
             nd = _np.sqrt((D * D).sum(axis=1))

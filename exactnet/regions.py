@@ -73,7 +73,7 @@ from typing import Callable, Sequence
 from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .errors import LimitError, ShapeError, ValueRangeError
-from .lp import _aux, float_lp_batch, minimize, minimize_checked
+from .lp import _aux, _floats, float_lp_batch, minimize, minimize_checked
 from .network import Layer, Network
 from .qq import to_q
 
@@ -431,7 +431,7 @@ def _batch_pays(n, k):
 
 
 def _fl_p(p):
-    return [float(x) for x in p]
+    return _floats(p)
 
 
 def _batch_split_props(node, gs):
@@ -443,6 +443,8 @@ def _batch_split_props(node, gs):
     if n <= 2 or len(cons) < n or not _batch_pays(n, len(gs)):
         return out
     pf = _fl_p(node.p)
+    if pf is None or any(g[2][2] is None for g in gs) or any(len(c) < 4 or c[3][2] is None for c in cons):
+        return out
     rows, objs = [], []
     for i, g in enumerate(gs):
         fl = g[2][2]
@@ -540,9 +542,9 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
     n = len(p)
     todo = [k for k, c in enumerate(cons) if screen[k] is None and any(c[0])]
     props = {}
-    if todo and len(cons) > n and _batch_pays(n, len(todo)):
-        A = [c[3][2][:n] if len(c) > 3 else [float(v) for v in c[0]] for c in cons]
-        b = [c[3][2][n] if len(c) > 3 else float(c[1]) for c in cons]
+    if todo and len(cons) > n and _batch_pays(n, len(todo)) and all(len(c) > 3 and c[3][2] is not None for c in cons):
+        A = [c[3][2][:n] for c in cons]
+        b = [c[3][2][n] for c in cons]
         props = dict(zip(todo, float_lp_batch([A[k] for k in todo], A, b, _fl_p(p), excl=todo)))
     ws = []
     k = 0

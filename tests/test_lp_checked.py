@@ -173,3 +173,16 @@ def test_engine_unchanged_by_wrong_or_missing_proposals(monkeypatch, arch):
     monkeypatch.setattr(lp, "_float_lp", lambda *a: None)
     monkeypatch.setattr(regions, "float_lp_batch", lambda C, *a, **k: [None] * len(C))
     assert _summary(regions.compute_regions(net, box=(-1, 1))) == ref
+
+
+def test_numbers_beyond_float_range():
+    """Numbers no float can hold: no proposal is made and the exact simplex answers."""
+    big = fmpq(10**400, 3)
+    rows = [(fmpq(1), Q0, Q0), (fmpq(-1), Q0, Q0), (Q0, fmpq(1), Q0), (Q0, fmpq(-1), Q0), (Q0, Q0, fmpq(1)), (Q0, Q0, -big)]
+    offs = [fmpq(1), fmpq(1), fmpq(1), fmpq(1), fmpq(1), big]
+    x0 = (Q0, Q0, Q0)
+    obj = (fmpq(1), fmpq(1), big)
+    res = minimize_checked(obj, rows, offs, x0)
+    _check_result(obj, rows, offs, res)
+    _same(res, minimize(obj, rows, offs, x0))
+    assert lp.float_lp_batch([[1.0, 1.0, 1.0]], [[float("inf"), 0, 0]] + [[0.0, 1.0, 0.0]] * 3, [1.0] * 4, [0.0] * 3) == [None]
