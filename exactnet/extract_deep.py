@@ -388,6 +388,33 @@ def _complete(oracle: Oracle, known: _Known, c: _Cluster, width: int, rng: rando
     return filled
 
 
+def _guess_partial(oracle: Oracle, known: _Known, partial: list, accepted: list, width: int, nl: int, last: bool,
+                   rng: random.Random) -> int:
+    """Fill the missing coordinates of partly seen clusters with 0 while the layer has room.
+
+    A coordinate ``j`` is missing when lower neuron ``j`` was inactive at every critical point of
+    the cluster and following the bent hyperplane across ``z_j = 0`` found nothing: often the
+    weight is 0 (random weights draw zeros) or the neuron never bends where ``j`` is active. 0 is
+    only a proposal: the cluster must still pass the far test (intermediate layers), and the
+    last-layer fit and the final checks judge the network. Returns how many were accepted.
+    """
+    guessed = 0
+    for c in partial:
+        if len(accepted) >= nl:
+            break
+        if any(a is c or a.match(c.vec, 2) is not None for a in accepted):
+            continue
+        vec = {j: c.vec.get(j, Q0) for j in range(width + 1)}
+        row = [vec[j] for j in range(width)]
+        if not any(row):
+            continue
+        if last or _far_test(oracle, known, row, vec[width], rng, 10):
+            c.vec = vec
+            accepted.append(c)
+            guessed += 1
+    return guessed
+
+
 def _isqrt_ratio(a: fmpq, b: fmpq) -> fmpq:
     """A power of two close to ``sqrt(a / b)`` (a length-scale conversion; exactness not needed)."""
     r = a / b
@@ -796,10 +823,18 @@ def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_l
             accepted.sort(key=lambda c: -c.members)
             accepted = accepted[:nl]
         st.timing[f"far{l}"] = time.perf_counter() - t0
-        incomplete = sum(1 for c in clusters[: 2 * nl] if c.value([Q0] * width) is None and c.members >= 3)
+        partial = [c for c in clusters[: 2 * nl] if c.value([Q0] * width) is None and c.members >= 3]
+        guessed = _guess_partial(oracle, known, partial, accepted, width, nl, l == L - 1, rng)
+        if guessed:
+            st.notes.append(
+                f"hidden layer {l}: {guessed} neuron(s) seen only where some lower neuron is inactive; the weights "
+                "from those lower neurons are not determined by their critical points and were proposed as 0 (a "
+                "proposal like any other: the checks judge the result)"
+            )
+        incomplete = sum(1 for c in partial if c.value([Q0] * width) is None)
         st.clusters.append({"layer": l, "clusters": len(clusters), "accepted": len(accepted),
                             "members": [c.members for c in accepted], "completed": done,
-                            "incomplete": incomplete})
+                            "incomplete": incomplete, "guessed": guessed})
         spare = nl - len(accepted)
         if spare and incomplete:
             raise UndecidedError(

@@ -202,3 +202,19 @@ def test_neurons_that_never_bend_give_an_exact_fibre_point():
     assert any("never bend" in n for n in res.notes)
     assert compare_with_victim(res.network, victim, timeout=60)["equivalent"] is True
     assert canonical_form(res.network) != canonical_form(victim)
+
+
+@pytest.mark.slow
+def test_small_deep_ladder_success_rate():
+    """Regression guard for the undecided rate on small random victims (11 of 20 before the linear last-layer
+    fit, the retry and the zero proposals): every returned network is judged by the exact comparison."""
+    ok = 0
+    for seed in range(20):
+        victim = random_network((4, 4, 3, 1), seed)
+        try:
+            res = extract(NetworkOracle(victim), victim.architecture, seed=seed)
+        except UndecidedError:
+            continue
+        assert equivalent(res.network, victim).equivalent
+        ok += 1
+    assert ok >= 14
