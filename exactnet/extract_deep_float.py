@@ -658,10 +658,26 @@ def _attempt_body(oracle: Oracle, arch: tuple, rng: np.random.Generator, nlines:
         if len(accepted) > nl:  # a piece of a deeper neuron may pass the far test: keep the best seen, suspect
             accepted = sorted(accepted, key=lambda c: -c.members)[:nl]
             suspects.append(f"{nl + 1} candidate neurons passed the far test in hidden layer {l}, which has {nl}")
-        incomplete = sum(1 for c in clusters[: 2 * nl] if not c.complete() and c.members >= 3)
+        partial = [c for c in clusters[: 2 * nl] if not c.complete() and c.members >= 3]
+        guessed = 0
+        for c in partial:  # as exactnet.extract_deep._guess_partial: 0 proposed for weights never determined
+            if len(accepted) >= nl:
+                break
+            v = np.where(c.mask, c.vals, 0.0)
+            if not np.any(v[:width]):
+                continue
+            if l == L - 1 or _far_test(f, known, v[:width], float(v[width]), rng, 10):
+                c.cnt = np.where(c.mask, c.cnt, 1.0)
+                c.sums = np.where(c.mask, c.sums, 0.0)
+                accepted.append(c)
+                guessed += 1
+        if guessed:
+            notes.append(f"hidden layer {l}: {guessed} neuron(s) seen only where some lower neuron is inactive; the "
+                         "weights from those lower neurons were proposed as 0 (judged by the output check)")
+        incomplete = sum(1 for c in partial if not c.complete())
         layers_info.append({"layer": l, "clusters": len(clusters), "accepted": len(accepted),
                             "members": [c.members for c in accepted], "completed": done,
-                            "incomplete": incomplete})
+                            "incomplete": incomplete, "guessed": guessed})
         spare = nl - len(accepted)
         if spare and incomplete:
             raise UndecidedError(
