@@ -563,7 +563,7 @@ def _last_layer_linear(f, known: _Known, rows: np.ndarray, biases: np.ndarray, r
 
 # -------------------------------------------------------------------- main loop
 def extract_deep_float(oracle: Oracle, arch: Sequence[int], seed: int = 0, lines: int = 0, sample_points: int = 2000,
-                       tol: float = 1e-11, max_rel_error: float = 1e-4) -> FloatExtractionResult:
+                       tol: float = 1e-11, max_rel_error: float = 1e-6) -> FloatExtractionResult:
     """Extract a deep network (two or more hidden layers) from a float64 oracle; see the module docstring."""
     arch = tuple(int(a) for a in arch)
     if oracle.n_in != arch[0] or oracle.n_out != arch[-1]:
