@@ -44,13 +44,16 @@ queries are deterministic). "fibre point": the victim has neurons without effect
     784-128-1        199910  17.6   483.4  fibre      EXACT, equivalent, fibre point
 
     float64 pipeline  queries  log2  seconds  max out err  (relative)  log2 max out err  log2 max par err
-    10-10-10-1          30957  14.9      0.7     2.49e-06     2.7e-10  -18.6             -23.8
-    40-20-10-10-1      185463  17.5     16.2     1.45e-03     8.3e-09   -9.4             -16.0
-    80-40-20-1         254714  18.0     11.9     1.33e-03     4.0e-08   -9.6             -19.8   (40 lines)
+    10-10-10-1          31419  14.9      0.7     2.44e-10     2.6e-14  -31.9             -41.0
+    40-20-10-10-1      187765  17.5      7.1     3.26e-09     1.9e-14  -28.2             -37.8
+    80-40-20-1         254714  18.0      3.9     1.33e-03     4.0e-08   -9.6             -19.8   (40 lines; 4081
+                                                                                              parameters: not polished)
     784-32-1           102187  16.6              -           -         -20.5             -19.8
     784-128-1          598447  19.2              -           -         -16.0             -16.7   (6 lines; 5 invisible neurons)
 
-(deep float rows: ``--float-only``, recorded separately; "max out err" is the largest absolute output
+(deep float rows: ``--float-only``, recorded separately, after the Gauss-Newton polish of
+:mod:`exactnet.extract_deep_float` (up to 2000 parameters; before it 10-10-10-1 reached 2^-18.6 and
+40-20-10-10-1 2^-9.4 output error); "max out err" is the largest absolute output
 difference over 2000 random points and points beside 400 kinks, "relative" divides it by 1 + the
 largest |output| over 2000 random points: the victims' outputs reach 1e4 to 2e5.)
 """

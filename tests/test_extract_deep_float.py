@@ -137,8 +137,25 @@ def test_a_misread_network_is_never_returned(monkeypatch):
         return W, b, V * 1.01, d, z
 
     monkeypatch.setattr(edf, "_last_layer", wrong)
+    victim = random_network((4, 4, 3, 1), 1)
     with pytest.raises(UndecidedError, match="does not reproduce the oracle"):
-        extract_float(NumpyNetworkOracle(random_network((4, 4, 3, 1), 1)), (4, 4, 3, 1), seed=1)
+        edf.extract_deep_float(NumpyNetworkOracle(victim), (4, 4, 3, 1), seed=1, refine=False)
+    monkeypatch.undo()
+    # a wrong orientation of a first-layer neuron: the Gauss-Newton polish cannot repair it
+    signs = edf._layer_signs
+    monkeypatch.setattr(edf, "_layer_signs", lambda *a: [-s if i == 0 else s for i, s in enumerate(signs(*a))])
+    with pytest.raises(UndecidedError):  # the last-layer fit or the output check refuses it
+        extract_float(NumpyNetworkOracle(victim), (4, 4, 3, 1), seed=1)
+
+
+def test_polish_improves_precision():
+    """The Gauss-Newton polish is a real step: with it the result is much closer to the victim."""
+    victim = random_network((10, 10, 10, 1), 3)
+    raw = edf.extract_deep_float(NumpyNetworkOracle(victim), (10, 10, 10, 1), seed=3, refine=False)
+    pol = edf.extract_deep_float(NumpyNetworkOracle(victim), (10, 10, 10, 1), seed=3)
+    e_raw, e_pol = relative_output_error(raw.network, victim, 3), relative_output_error(pol.network, victim, 3)
+    assert e_pol < e_raw / 100 and e_pol < 1e-12
+    assert any("polished" in n for n in pol.notes)
 
 
 def test_wrong_architectures_and_budget_are_refused():
