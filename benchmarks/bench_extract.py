@@ -44,16 +44,15 @@ queries are deterministic). "fibre point": the victim has neurons without effect
     784-128-1        199910  17.6   483.4  fibre      EXACT, equivalent, fibre point
 
     float64 pipeline  queries  log2  seconds  max out err  (relative)  log2 max out err  log2 max par err
-    10-10-10-1          31419  14.9      0.7     2.44e-10     2.6e-14  -31.9             -41.0
-    40-20-10-10-1      187765  17.5      7.1     3.26e-09     1.9e-14  -28.2             -37.8
-    80-40-20-1         254714  18.0      3.9     1.33e-03     4.0e-08   -9.6             -19.8   (40 lines; 4081
-                                                                                              parameters: not polished)
+    10-10-10-1          31419  14.9      1.5     2.98e-10     3.2e-14  -31.6             -41.2
+    40-20-10-10-1      187765  17.5     20.2     1.05e-09     6.0e-15  -29.8             -37.3
+    80-40-20-1         262876  18.0     77.4     1.80e-09     5.4e-14  -29.0             -42.7   (40 lines)
     784-32-1           102187  16.6              -           -         -20.5             -19.8
     784-128-1          598447  19.2              -           -         -16.0             -16.7   (6 lines; 5 invisible neurons)
 
-(deep float rows: ``--float-only``, recorded separately, after the Gauss-Newton polish of
-:mod:`exactnet.extract_deep_float` (up to 2000 parameters; before it 10-10-10-1 reached 2^-18.6 and
-40-20-10-10-1 2^-9.4 output error); "max out err" is the largest absolute output
+(deep float rows: ``--float-only``, recorded separately under load from other jobs, after the
+Gauss-Newton polish of :mod:`exactnet.extract_deep_float` (before it: 10-10-10-1 2^-18.6,
+40-20-10-10-1 2^-9.4, 80-40-20-1 2^-9.6 output error); "max out err" is the largest absolute output
 difference over 2000 random points and points beside 400 kinks, "relative" divides it by 1 + the
 largest |output| over 2000 random points: the victims' outputs reach 1e4 to 2e5.)
 """

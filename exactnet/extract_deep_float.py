@@ -30,7 +30,7 @@ the result carries a precision report (:class:`exactnet.extract_float.FloatExtra
    :func:`exactnet.extract_deep._last_layer_linear`).
 5. **Polish.** All parameters together take Gauss-Newton steps on fresh random points (where the
    activation pattern is already the oracle's, the network is smooth in its parameters), kept only
-   while the largest error on those points falls; up to 2000 parameters (dense steps).
+   while the largest error on those points falls; up to 20000 parameters (2P queries).
 6. **Precision check.** The network is compared with the oracle at random points and beside
    the kinks the scans found. When the largest error exceeds ``max_rel_error`` times the
    output scale, :class:`~exactnet.errors.UndecidedError` is raised: a network that does not
@@ -61,7 +61,7 @@ __all__ = ["extract_deep_float", "deep_parameter_error"]
 _R = 256.0  # lines run over t in [-R, R]
 _REL = 1e-5  # relative tolerance of proportionality between row estimates
 _SIG = 1e-6  # a coordinate below this fraction of the largest one counts as zero
-_POLISH_MAX = 2000  # parameters: the dense Gauss-Newton step costs (2P) x P memory
+_POLISH_MAX = 20000  # parameters polished (2P fresh queries, matrix-free Gauss-Newton steps)
 
 
 @dataclass
@@ -758,55 +758,82 @@ def _refine(layers: list, f, rng: np.random.Generator, n0: int, notes: list, ite
     """Gauss-Newton polish of all parameters on fresh random points (float proposal only).
 
     Near the solution the activation pattern at a random point is the victim's, so the network is
-    smooth in its parameters there; the least-squares step (minimum norm: the scaling directions are
-    free) is kept only while the largest error on the points decreases. The points are not reused
-    by the output check.
+    smooth in its parameters there. Each step solves the linearised least-squares problem with LSQR
+    (matrix-free: Jacobian products by one forward and one backward pass; from zero it tends to the
+    minimum-norm step, the scaling directions being free) and is kept only while the largest error
+    on the points decreases. The points are not reused by the output check.
     """
+    from scipy.sparse.linalg import LinearOperator, lsqr
+
     P = sum(W.size + b.size for W, b in layers)
     if P > _POLISH_MAX:
-        notes.append(f"parameters not polished ({P} parameters; the Gauss-Newton polish is limited to {_POLISH_MAX})")
+        notes.append(f"parameters not polished ({P} parameters; the polish is limited to {_POLISH_MAX})")
         return layers
     X = rng.uniform(-8, 8, (max(2 * P, 400), n0))
     Y = f(X)
+    last = len(layers) - 1
 
     def forward(ls):
         acts, masks, H = [X], [], X
         for k, (W, b) in enumerate(ls):
             Z = H @ W.T + b
-            if k < len(ls) - 1:
-                masks.append(Z > 0)
-                H = np.where(masks[-1], Z, 0.0)
-                acts.append(H)
-            else:
-                H = Z
-        return H, acts, masks
+            if k == last:
+                return Z, acts, masks
+            masks.append(Z > 0)
+            H = np.where(masks[-1], Z, 0.0)
+            acts.append(H)
 
-    def jacobian(ls, acts, masks, o):
-        cols = []
-        delta = np.zeros((len(X), ls[-1][0].shape[0]))
-        delta[:, o] = 1.0
-        for k in range(len(ls) - 1, -1, -1):
-            W, _ = ls[k]
-            cols.append((np.einsum("pi,pj->pij", delta, acts[k]).reshape(len(X), -1), delta))
-            if k:
-                delta = (delta @ W) * masks[k - 1]
-        return np.concatenate([c for pair in reversed(cols) for c in pair], axis=1)
-
-    def unflatten(ls, v):
+    def split(ls, v):
         out, i = [], 0
         for W, b in ls:
-            out.append((W + v[i:i + W.size].reshape(W.shape), b + v[i + W.size:i + W.size + b.size]))
+            out.append((v[i:i + W.size].reshape(W.shape), v[i + W.size:i + W.size + b.size]))
             i += W.size + b.size
         return out
 
+    def operator(ls, acts, masks):
+        def matvec(v):
+            dH = np.zeros_like(X)
+            for k, ((W, _), (dW, db)) in enumerate(zip(ls, split(ls, np.ravel(v)))):
+                dZ = dH @ W.T + acts[k] @ dW.T + db
+                dH = dZ * masks[k] if k < last else dZ
+            return dH.reshape(-1)
+
+        def rmatvec(r):
+            delta = np.reshape(r, (len(X), -1))
+            grads = []
+            for k in range(last, -1, -1):
+                grads.append((delta.T @ acts[k]).reshape(-1))
+                grads.append(delta.sum(axis=0))
+                if k:
+                    delta = (delta @ ls[k][0]) * masks[k - 1]
+            pairs = [(grads[i], grads[i + 1]) for i in range(0, len(grads), 2)][::-1]
+            return np.concatenate([g for pair in pairs for g in pair])
+
+        # column norms of the Jacobian (for a diagonal preconditioner): per layer, from squared factors
+        norms = []
+        for o in range(Y.shape[1]):
+            delta = np.zeros((len(X), ls[last][0].shape[0]))
+            delta[:, o] = 1.0
+            per = []
+            for k in range(last, -1, -1):
+                per.append(((delta ** 2).T @ (acts[k] ** 2)).reshape(-1))
+                per.append((delta ** 2).sum(axis=0))
+                if k:
+                    delta = (delta @ ls[k][0]) * masks[k - 1]
+            pairs = [(per[i], per[i + 1]) for i in range(0, len(per), 2)][::-1]
+            norms.append(np.concatenate([g for pair in pairs for g in pair]))
+        d = np.sqrt(np.sum(norms, axis=0))
+        d = np.where(d > 0, d, 1.0)
+        op = LinearOperator((Y.size, P), matvec=lambda v: matvec(np.ravel(v) / d),
+                            rmatvec=lambda r: rmatvec(r) / d, dtype=np.float64)
+        return op, d
+
     out, acts, masks = forward(layers)
-    best = float(np.max(np.abs(out - Y)))
-    start = best
+    best = start = float(np.max(np.abs(out - Y)))
     for _ in range(iters):
-        r = (Y - out)
-        Jm = np.concatenate([jacobian(layers, acts, masks, o) for o in range(Y.shape[1])], axis=0)
-        step, *_ = np.linalg.lstsq(Jm, r.T.reshape(-1), rcond=None)
-        cand = unflatten(layers, step)
+        op, d = operator(layers, acts, masks)
+        step = lsqr(op, (Y - out).reshape(-1), atol=1e-15, btol=1e-15, iter_lim=4 * P)[0] / d
+        cand = [(W + dW, b + db) for (W, b), (dW, db) in zip(layers, split(layers, step))]
         out2, acts2, masks2 = forward(cand)
         e = float(np.max(np.abs(out2 - Y)))
         if not e < best:
