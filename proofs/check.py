@@ -1,12 +1,5 @@
-"""Independent checker of exactnet certificates (format ``proofs/spec-1.0.md``).
-
-Standard library only; never imports exactnet.  Run ``python proofs/check.py CERT
-[--network NET.json]``.  The framework parses the frame strictly (fail closed), checks the
-digests, binds the embedded network to the user's file, and dispatches on the kind to
-``proofs/kind_<name>.py`` (``check(cert) -> None``; raise ``Reject`` or ``Malformed``).
-It also holds the exact helpers the kinds share (numbers, evaluation, local forms, rank).
-Exit codes: 0 verified, 1 rejected, 2 malformed, 3 usage or I/O.
-"""
+"""Independent checker of exactnet certificates (proofs/spec-1.0.md): strict frame parser, digests, network
+binding, dispatch to ``proofs/kind_<name>.py`` and the exact helpers the kinds share. Standard library only."""
 
 import hashlib
 import importlib
@@ -17,13 +10,10 @@ import re
 import sys
 from fractions import Fraction
 
-__all__ = ["CheckError", "Reject", "Malformed", "require", "wellformed", "Net", "Cert", "q", "qs", "ints",
-           "dot", "eliminate", "forward", "local_affine", "in_region", "parse", "check_text", "main",
-           "KINDS", "MAJOR", "MINOR", "MAX_DIGITS"]
-
 MAJOR, MINOR = 1, 0
 MAX_DIGITS = 4000          # per numerator / denominator
 MAX_LINE = 1_000_000       # characters per line
+MAX_EXHAUSTIVE = 24        # vectors in a flip-set (zero-sum subset) search
 KINDS = ("REGIONS", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "IDENTIFIABLE", "NOT-SHALLOW",
          "EQUIVALENT", "NOT-EQUIVALENT", "NOT-LOCALLY-IDENTIFIABLE")
 TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
@@ -35,23 +25,16 @@ Z = Fraction(0)
 
 
 class CheckError(Exception):
-    exit_code = 1
+    """A failed check with its reason code and line; the subclass gives the exit code."""
 
     def __init__(self, code, lineno, msg):
         super().__init__(msg)
         self.code, self.lineno, self.msg = code, lineno, msg
 
 
-class Reject(CheckError):  # well formed, but does not prove its conclusion (exit 1)
-    exit_code = 1
-
-
-class Malformed(CheckError):  # violates the format (exit 2)
-    exit_code = 2
-
-
-class UsageError(CheckError):  # usage or I/O, e.g. a bad --network file (exit 3)
-    exit_code = 3
+Reject = type("Reject", (CheckError,), {"exit_code": 1})  # well formed, but does not prove its conclusion
+Malformed = type("Malformed", (CheckError,), {"exit_code": 2})  # violates the format
+UsageError = type("UsageError", (CheckError,), {"exit_code": 3})  # usage or I/O, e.g. a bad --network file
 
 
 def require(cond, code, lineno, msg):
@@ -68,14 +51,14 @@ def wellformed(cond, code, lineno, msg):
 
 def q(token, lineno=0):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
-    if not isinstance(token, str) or not _RAT.match(token):
-        raise Malformed("E_NUMBER", lineno, f"not a canonical rational: {token!r}")
+    wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno,
+               f"not a canonical rational: {token!r}")
     num, _, den = token.lstrip("-").partition("/")
-    if len(num) > MAX_DIGITS or len(den) > MAX_DIGITS:
-        raise Malformed("E_LIMIT", lineno, f"number longer than {MAX_DIGITS} digits")
+    wellformed(len(num) <= MAX_DIGITS and len(den) <= MAX_DIGITS, "E_LIMIT", lineno,
+               f"number longer than {MAX_DIGITS} digits")
     v = Fraction(int(token.split("/")[0]), int(den) if den else 1)
-    if (den and (den == "1" or v.denominator != int(den))) or token == "-0":
-        raise Malformed("E_NUMBER", lineno, f"not a canonical rational: {token!r}")
+    wellformed(not (den and (den == "1" or v.denominator != int(den))) and token != "-0", "E_NUMBER", lineno,
+               f"not a canonical rational: {token!r}")
     return v
 
 
@@ -86,14 +69,10 @@ def qs(tokens, lineno=0):
 
 def ints(tokens, lineno=0):
     """Canonical non-negative integers."""
-    out = []
     for t in tokens:
-        if not _INT.match(t):
-            raise Malformed("E_NUMBER", lineno, f"not a canonical non-negative integer: {t!r}")
-        if len(t) > MAX_DIGITS:
-            raise Malformed("E_LIMIT", lineno, f"integer longer than {MAX_DIGITS} digits")
-        out.append(int(t))
-    return out
+        wellformed(_INT.match(t), "E_NUMBER", lineno, f"not a canonical non-negative integer: {t!r}")
+        wellformed(len(t) <= MAX_DIGITS, "E_LIMIT", lineno, f"integer longer than {MAX_DIGITS} digits")
+    return [int(t) for t in tokens]
 
 
 def dot(a, x):
@@ -123,6 +102,28 @@ def eliminate(M):
         if r == len(rows):
             break
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
+
+
+def rank(M):
+    return eliminate(M)[0]
+
+
+def no_flip_set(vecs, lineno, limit, msg):
+    """Reject (E_LIMIT) more than MAX_EXHAUSTIVE vectors, or (E_FLIP_SET) a nonempty subset summing to zero:
+    meet in the middle, the subset sums of each half."""
+    require(len(vecs) <= MAX_EXHAUSTIVE, "E_LIMIT", lineno, f"{limit} {MAX_EXHAUSTIVE} neurons")
+    h = len(vecs) // 2
+
+    def sums(part):
+        out = [((Z,) * len(vecs[0]), False)]
+        for v in part:
+            out += [(tuple(a + c for a, c in zip(s, v)), True) for s, _ in out]
+        return out
+    left = {}
+    for s, ne in sums(vecs[:h]):
+        left[s] = left.get(s, False) or ne
+    neg = [(tuple(-a for a in s), ne) for s, ne in sums(vecs[h:])]
+    require(not any(s in left and (ne or left[s]) for s, ne in neg), "E_FLIP_SET", lineno, msg)
 
 
 class Net:

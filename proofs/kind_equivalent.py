@@ -1,19 +1,11 @@
-"""Checker for kind EQUIVALENT (proofs/lemmas/equivalent.md, proofs/spec-1.0-equivalent.md).
-
-Standard library only. The body is a REGIONS body (proofs/kind_regions.py) for the
-difference network ``h = f - g``, which this module rebuilds from the two embedded networks
-exactly as the lemma says; the REGIONS rule verifies that the listed cells cover the domain,
-and this rule verifies that the pattern-local affine map of ``h`` is zero on every cell.
-"""
+"""Kind EQUIVALENT: a REGIONS body for h = f - g, zero on every cell (proofs/spec-1.0-equivalent.md)."""
 
 from fractions import Fraction
 
 from proofs import check as fw
 from proofs import kind_regions
 
-__all__ = ["difference", "verify", "check"]
-
-Z = Fraction(0)
+Z = fw.Z
 
 
 def _eye(n):
@@ -75,7 +67,8 @@ def _orbit(f, g, body):
     return 0
 
 
-def _verify(f, g, body):
+def verify_pair(f, g, body):
+    """Verify f = g (Net objects) on the domain of the body; returns the number of cells."""
     fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0,
                "the two networks have different input or output widths")
     if body and body[0][1] == ["orbit"]:
@@ -97,11 +90,10 @@ def _verify(f, g, body):
 def verify(Wf, bf, Wg, bg, body, fail):
     """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
     try:
-        return _verify(fw.Net.of(Wf, bf), fw.Net.of(Wg, bg), body)
+        return verify_pair(fw.Net.of(Wf, bf), fw.Net.of(Wg, bg), body)
     except fw.CheckError as e:
         fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
 
 
 def check(cert):
-    """Framework entry point (see proofs/check.py for ``cert``)."""
-    _verify(cert.network, cert.other, cert.body)
+    verify_pair(cert.network, cert.other, cert.body)

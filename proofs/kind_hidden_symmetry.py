@@ -1,28 +1,18 @@
-"""Checker for kind HIDDEN-SYMMETRY (proofs/spec-1.0-hidden-symmetry.md).
-
-``other`` block = theta'. Body: ``mechanism NAME`` then one method of equivalence:
-``equivalence shallow-invariants`` (one hidden layer: equal invariants of f, Theorem 1 of
-proofs/lemmas/shallow.md), ``equivalence complex`` followed by an EQUIVALENT body (a certified
-common complex, proofs/lemmas/equivalent.md), or one or more ``equivalence rule NAME LAYER ARGS...`` lines
-(replayed by proofs/rules.py, proofs/lemmas/symmetry_rules.md; the result must be theta').
-Non-orbit: the canonical forms of proofs/orbit.py differ or, when they cannot decide, the
-orbit invariant of Lemma 3 (one hidden layer, complete) or, deeper, the multiset of
-normalised first-layer rows with the output bias (sound, not complete) differs.
-"""
+"""Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md)."""
 
 from fractions import Fraction
 
 from proofs import check as fw
+from proofs import kind_equivalent
 from proofs.orbit import outside_orbit
 from proofs.rules import RuleError, replay
 
-__all__ = ["shallow_invariants", "orbit_key", "check"]
-
-Z = Fraction(0)
+Z = fw.Z
 
 
-def shallow_invariants(W, b, V, d):
-    """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1)."""
+def shallow_invariants(net):
+    """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1 of proofs/lemmas/shallow.md)."""
+    (W, V), (b, d) = net.W, net.b
     m, n0 = len(V), len(W[0])
     J, A, c = {}, [[Z] * n0 for _ in range(m)], list(d)
     for j, (w, bj) in enumerate(zip(W, b)):
@@ -56,25 +46,20 @@ def orbit_key(net):
 
 
 def check(cert):
-    net, other, body = cert.network, cert.other, list(cert.body)
+    net, other, body = cert.network, cert.other, cert.body
     fw.require(net.arch == other.arch, "E_SHAPE", 0, "theta' has a different architecture")
     fw.wellformed(len(body) >= 2 and body[0][1][0] == "mechanism" and len(body[0][1]) == 2, "E_SYNTAX",
                   body[0][0] if body else 0, "body starts with 'mechanism NAME'")
     eq, ln = body[1:], body[1][0]
-    if body[1][1] == ["equivalence", "complex"]:  # an EQUIVALENT body (proofs/lemmas/equivalent.md)
-        from proofs.kind_equivalent import _verify  # noqa: PLC0415
+    if eq[0][1] == ["equivalence", "complex"]:  # an EQUIVALENT body (proofs/lemmas/equivalent.md)
         fw.require(len(eq) > 1 and eq[1][1] == ["domain", "all"], "E_DOMAIN", ln, "the complex must cover R^n0")
-        _verify(net, other, eq[1:])
-        eq = []
-    fw.wellformed(all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq), "E_SYNTAX", ln,
-                  "expected 'equivalence METHOD ...' lines")
-    if not eq:
-        pass
+        kind_equivalent.verify_pair(net, other, eq[1:])
+    elif not all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq):
+        raise fw.Malformed("E_SYNTAX", ln, "expected 'equivalence METHOD ...' lines")
     elif eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
         fw.require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
-        fw.require(shallow_invariants(net.W[0], net.b[0], net.W[1], net.b[1])
-                   == shallow_invariants(other.W[0], other.b[0], other.W[1], other.b[1]),
-                   "E_NOT_EQUIVALENT", ln, "the invariants of the two functions differ")
+        fw.require(shallow_invariants(net) == shallow_invariants(other), "E_NOT_EQUIVALENT", ln,
+                   "the invariants of the two functions differ")
     elif all(t[1] == "rule" for _, t in eq):
         Ws, bs = net.W, net.b
         for n, t in eq:
@@ -85,6 +70,6 @@ def check(cert):
         fw.require(Ws == other.W and bs == other.b, "E_NOT_DERIVED", ln, "the replayed rules do not give theta'")
     else:
         raise fw.Malformed("E_METHOD", ln, "unknown equivalence method")
-    out = outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms, proofs/lemmas/orbit.md
+    out = outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms, proofs/orbit.py
     fw.require(out is True or (out is None and orbit_key(net) != orbit_key(other)), "E_ORBIT", ln,
                "the orbit invariant does not separate theta' from theta")

@@ -1,43 +1,12 @@
-"""Checker for kind IDENTIFIABLE (proofs/spec-1.0-identifiable.md).
+"""Kind IDENTIFIABLE: dispatch on ``rule NAME`` (proofs/spec-1.0-identifiable.md, proofs/lemmas/shallow.md)."""
 
-Dispatch on the first body line ``rule NAME``. ``rule shallow-1`` (Theorem 2 and Lemma 4 of
-proofs/lemmas/shallow.md): one hidden layer, every w_j != 0 and V_j != 0, pairwise distinct
-hyperplanes, and ``exclude`` steps that leave no nonempty S with sum V_j w_j^T = 0.
-``rule shallow-2`` (Theorem 4, Lemma 5): every class a single neuron or a visible opposite pair,
-independent pair directions, and no nontrivial choice (T, nu) of class modes reproduces the linear part.
-"""
-
-from fractions import Fraction
 from itertools import combinations, product
 from math import prod
 
 from proofs import check as fw
 from proofs.deep2 import deep_2
 
-__all__ = ["MAX_EXHAUSTIVE", "MAX_MODE_CONFIGS", "check"]
-
-MAX_EXHAUSTIVE = 24
 MAX_MODE_CONFIGS = 2 ** 12
-Z = Fraction(0)
-
-
-def _rank(rows):
-    return fw.eliminate([list(r) for r in rows])[0]
-
-
-def _zero_sum_subset(vecs):
-    """True iff some nonempty subset sums to zero (meet in the middle)."""
-    h = len(vecs) // 2
-
-    def sums(part):
-        out = [((Z,) * len(vecs[0]), False)]
-        for v in part:
-            out += [(tuple(a + c for a, c in zip(s, v)), True) for s, _ in out]
-        return out
-    left = {}
-    for s, ne in sums(vecs[:h]):
-        left[s] = left.get(s, False) or ne
-    return any(tuple(-a for a in s) in left and (ne or left[tuple(-a for a in s)]) for s, ne in sums(vecs[h:]))
 
 
 def _classes(cert, ln, name):
@@ -60,40 +29,36 @@ def _classes(cert, ln, name):
     return cls
 
 
-def _shallow_1(cert, fw, body):
+def _shallow_1(cert, body):
     _classes(cert, body[0][0], "shallow-1")
     W, V = cert.network.W[0], cert.network.W[1]
     n, m, n0 = len(W), len(V), len(W[0])
     u = [[V[o][j] * W[j][i] for o in range(m) for i in range(n0)] for j in range(n)]
     R = list(range(n))
     for ln, t in body[1:]:
-        if t[0] != "exclude" or len(t) < 2:
-            raise fw.Malformed("E_SYNTAX", ln, "expected 'exclude positive|independent|exhaustive'")
-        if not R:
-            raise fw.Malformed("E_SYNTAX", ln, "no neurons left to exclude")
+        fw.wellformed(t[0] == "exclude" and len(t) >= 2, "E_SYNTAX", ln,
+                      "expected 'exclude positive|independent|exhaustive'")
+        fw.wellformed(R, "E_SYNTAX", ln, "no neurons left to exclude")
         if t[1] == "positive" and len(t) == 2 + m * n0:
-            phi = [fw.q(x, ln) for x in t[2:]]
-            vals = {j: sum(p * x for p, x in zip(phi, u[j])) for j in R}
-            if any(v < 0 for v in vals.values()) or all(v == 0 for v in vals.values()):
-                raise fw.Reject("E_NOT_POSITIVE", ln, "phi is negative on some u_j (or zero on all)")
+            phi = fw.qs(t[2:], ln)
+            vals = {j: fw.dot(phi, u[j]) for j in R}
+            fw.require(all(v >= 0 for v in vals.values()) and any(vals.values()), "E_NOT_POSITIVE", ln,
+                       "phi is negative on some u_j (or zero on all)")
             R = [j for j in R if vals[j] == 0]
         elif t[1:] == ["independent"]:
-            if _rank([u[j] for j in R]) != len(R):
-                raise fw.Reject("E_DEPENDENT", ln, "the remaining u_j are linearly dependent")
+            fw.require(fw.rank([u[j] for j in R]) == len(R), "E_DEPENDENT", ln,
+                       "the remaining u_j are linearly dependent")
             R = []
         elif t[1:] == ["exhaustive"]:
-            if len(R) > MAX_EXHAUSTIVE:
-                raise fw.Reject("E_LIMIT", ln, f"exhaustive step limited to {MAX_EXHAUSTIVE} neurons")
-            if _zero_sum_subset([u[j] for j in R]):
-                raise fw.Reject("E_FLIP_SET", ln, "a nonempty set S has sum V_j w_j^T = 0")
+            fw.no_flip_set([u[j] for j in R], ln, "exhaustive step limited to",
+                           "a nonempty set S has sum V_j w_j^T = 0")
             R = []
         else:
             raise fw.Malformed("E_SYNTAX", ln, "unknown or misshapen exclude step")
-    if R:
-        raise fw.Reject("E_INCOMPLETE", body[-1][0], f"{len(R)} neurons not excluded from flip sets")
+    fw.require(not R, "E_INCOMPLETE", body[-1][0], f"{len(R)} neurons not excluded from flip sets")
 
 
-def _shallow_2(cert, fw, body):
+def _shallow_2(cert, body):
     ln, m, n0 = body[0][0], len(cert.network.W[1]), cert.network.arch[0]
     cls = _classes(cert, ln, "shallow-2")
     p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
@@ -104,7 +69,8 @@ def _shallow_2(cert, fw, body):
         fw.wellformed(k == q and len(t) == 2 + k + m * n0 and list(T) == sorted(set(T)) and all(i < p for i in T),
                       "E_SYNTAX", l, "expected 'positive q T_1..T_q PHI...' (increasing class indices)")
         phis.setdefault(T, []).append((l, fw.qs(t[2 + k:], l)))
-    fw.require(_rank(pairs) == q, "E_DEPENDENT", ln, "the directions of the opposite pairs are linearly dependent")
+    fw.require(fw.rank(pairs) == q, "E_DEPENDENT", ln,
+               "the directions of the opposite pairs are linearly dependent")
     for k in range(q % 2, q + 1, 2):
         for T in combinations(range(p), k):
             out = [i for i in range(p) if i not in T]
@@ -124,23 +90,21 @@ def _shallow_2(cert, fw, body):
                        f"over {MAX_MODE_CONFIGS} class-mode configurations")
     for T, out, co, allowed in plan:
         UT = [cls[i][0] for i in T]
-        rT = _rank(UT)
+        rT = fw.rank(UT)
         for nu in product(*(allowed[i] for i in out)):
             cs = [co[(i, v)] for i, v in zip(out, nu)]
             D = [[sum(c[o] * cls[i][0][t] for c, i in zip(cs, out)) for t in range(n0)] for o in range(m)]
-            fw.require(not any(any(c) for c in cs) or _rank(D + UT) - rT > (q - len(T)) // 2, "E_MODES", ln,
+            fw.require(not any(any(c) for c in cs) or fw.rank(D + UT) - rT > (q - len(T)) // 2, "E_MODES", ln,
                        f"classes {list(T)} as pairs and modes {nu} elsewhere reproduce the linear part")
 
 
-RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2}
-RULES["deep-2"] = deep_2  # proofs/deep2.py, proofs/lemmas/deep_identifiability.md
+RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2}  # deep-2: proofs/deep2.py
 
 
 def check(cert):
-    body = list(cert.body)
-    if not body or body[0][1][0] != "rule" or len(body[0][1]) != 2:
-        raise fw.Malformed("E_SYNTAX", body[0][0] if body else 0, "body starts with 'rule NAME'")
+    body = cert.body
+    fw.wellformed(body and body[0][1][0] == "rule" and len(body[0][1]) == 2, "E_SYNTAX", body[0][0] if body else 0,
+                  "body starts with 'rule NAME'")
     rule = RULES.get(body[0][1][1])
-    if rule is None:
-        raise fw.Reject("E_RULE_UNKNOWN", body[0][0], f"unknown IDENTIFIABLE rule {body[0][1][1]!r}")
-    rule(cert, fw, body)
+    fw.require(rule, "E_RULE_UNKNOWN", body[0][0], f"unknown IDENTIFIABLE rule {body[0][1][1]!r}")
+    rule(cert, body)

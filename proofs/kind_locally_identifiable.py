@@ -1,33 +1,22 @@
-"""Checker for kind LOCALLY-IDENTIFIABLE (proofs/lemmas/local_identifiability.md).
-
-Body (proofs/spec-1.0.md): ``rank R`` with R = D - N; ``points K``; K lines ``point X..``;
-optionally the minor hint ``rows r..`` (indices k*m + o of the stacked Jacobian: point k,
-output o), ``cols c..`` (parameter indices, order W_1 row-major, b_1, W_2, ...), ``det V``.
-The checker requires strict signs of every hidden pre-activation at every point, a nonzero
-incoming row for every hidden neuron, recomputes the parameter Jacobian exactly and then
-either the stated minor's determinant (equal to V, nonzero) or the rank (>= R).
-"""
+"""Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
 
 from fractions import Fraction
 
 from proofs import check as fw
 
-__all__ = ["check", "jacobian_rows", "eliminate"]
-
-Z = Fraction(0)
 eliminate = fw.eliminate  # (rank, determinant): fraction-free elimination, in the framework
 
 
 def jacobian_rows(net, x):
     """The m rows d f_o / d theta at x (pattern of x frozen), flatten order of the spec."""
     pre, _ = fw.forward(net, x)
-    L, hs = net.depth, [list(x)] + [[v if v > 0 else Z for v in z] for z in pre[:-1]]
+    L, hs = net.depth, [list(x)] + [[v if v > 0 else fw.Z for v in z] for z in pre[:-1]]
     rows = []
     for o in range(net.arch[-1]):
         deltas = [None] * (L - 1) + [[Fraction(int(i == o)) for i in range(net.arch[-1])]]
         for l in range(L - 2, -1, -1):  # back-propagate d f_o / d z_l through the frozen pattern
             up = deltas[l + 1]
-            deltas[l] = [sum((net.W[l + 1][k][i] * up[k] for k in range(len(up))), Z) if pre[l][i] > 0 else Z
+            deltas[l] = [sum((net.W[l + 1][k][i] * up[k] for k in range(len(up))), fw.Z) if pre[l][i] > 0 else fw.Z
                          for i in range(net.arch[l + 1])]
         rows.append([v for l in range(L) for v in [d * h for d in deltas[l] for h in hs[l]] + deltas[l]])
     return rows

@@ -1,13 +1,6 @@
-"""Checker for kind NOT-EQUIVALENT (proofs/lemmas/not_equivalent.md, proofs/spec-1.0.md).
-
-Body: ``witness X..`` (n0 rationals), ``value Y..`` (f's m outputs), ``other-value Z..``
-(g's m outputs).  Both outputs are recomputed exactly; they must match the stated values
-and differ from each other.
-"""
+"""Kind NOT-EQUIVALENT (proofs/spec-1.0.md section 4.2, proofs/lemmas/not_equivalent.md)."""
 
 from proofs import check as fw
-
-__all__ = ["check"]
 
 
 def check(cert):

@@ -1,17 +1,8 @@
-"""Checker for kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md).
-
-The family theta + t*Delta (0 <= t <= T) keeps the function by the mechanism (support and side
-conditions at t = 0 and t = T: Lemma 2 of proofs/lemmas/not_locally_identifiable.md) and leaves
-the orbit for all but finitely many t by the invariant at the witnesses (Lemma 3).
-"""
-
-from fractions import Fraction
+"""Kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md)."""
 
 from proofs import check as fw
 
-__all__ = ["check"]
-
-Z = Fraction(0)
+Z = fw.Z
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
 

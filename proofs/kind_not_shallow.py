@@ -1,12 +1,6 @@
-"""Checker for kind NOT-SHALLOW (proofs/lemmas/not_shallow.md, proofs/spec-1.0-not-shallow.md).
-
-Standard library only; uses the framework's strict rationals, exact forward evaluation,
-pattern-P local forms and the "polytope in region" primitive. It re-derives every claim.
-"""
+"""Kind NOT-SHALLOW (proofs/spec-1.0-not-shallow.md, proofs/lemmas/not_shallow.md)."""
 
 from proofs import check as fw
-
-__all__ = ["check"]
 
 
 def check(cert):

@@ -1,18 +1,9 @@
-"""Checker for kind REGIONS (lemma and spec of the body: proofs/lemmas/regions.md).
-
-Standard library only. ``verify(Ws, bs, body, fail)`` takes the network as lists of
-``Fraction`` rows (``Ws[l-1]`` is ``W_l``, ``bs[l-1]`` is ``b_l``), the body as
-``(lineno, tokens)`` pairs and a callback ``fail(kind, code, lineno, msg)`` that raises
-(kind "reject" or "malformed"). It returns the number of cells. ``check(cert)`` is the
-framework entry point. It re-derives every claim; it never searches.
-"""
+"""Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); re-derives every claim, never searches."""
 
 import re
 from fractions import Fraction
 
 from proofs import check as fw
-
-__all__ = ["verify", "verify_net", "check"]
 
 _INT = re.compile(r"(0|[1-9][0-9]{0,8})\Z")
 
@@ -162,7 +153,8 @@ def verify_net(net, body):
 
 
 def verify(Ws, bs, body, fail):
-    """``verify_net`` with the network as lists and errors passed to ``fail``; returns K."""
+    """``verify_net`` for the network of Fraction lists ``Ws[l-1] = W_l``, ``bs[l-1] = b_l``; returns K.
+    Errors go to ``fail(kind, code, lineno, msg)`` (kind "reject" or "malformed"), which raises."""
     try:
         return len(verify_net(fw.Net.of(Ws, bs), body)[1])
     except fw.CheckError as e:
@@ -170,5 +162,4 @@ def verify(Ws, bs, body, fail):
 
 
 def check(cert):
-    """Framework entry point (see proofs/check.py for ``cert``)."""
     verify_net(cert.network, cert.body)

@@ -1,14 +1,6 @@
-"""Orbit invariants for the checker (lemma: proofs/lemmas/orbit.md). Standard library only.
-
-``canonical(Ws, bs)`` is the canonical form of exactnet's symmetry module, recomputed
-from scratch: per hidden layer, rows ``(w, b)`` divided by ``|first nonzero|`` (the next
-layer compensates), sorted, tie classes tried in every order (lexicographically least
-serialisation wins). ``None`` when a hidden neuron has a zero row or the ties exceed LIMIT.
-"""
+"""Canonical forms under permutation and positive scaling (proofs/lemmas/orbit.md, spec-1.0-hidden-symmetry.md)."""
 
 from itertools import groupby, permutations, product
-
-__all__ = ["LIMIT", "canonical", "outside_orbit"]
 
 LIMIT = 5040
 

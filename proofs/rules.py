@@ -1,16 +1,7 @@
-"""Replay of the function-preserving rules of proofs/lemmas/symmetry_rules.md.
-
-Standard library only. ``replay(Ws, bs, tokens)`` takes a network as lists of
-``Fraction`` rows (``Ws[l-1]`` is ``W_l``, ``bs[l-1]`` is ``b_l``) and the tokens
-after ``rule`` on a certificate line (``NAME LAYER ARGS...``); it checks the rule's
-side condition exactly and returns the new ``(Ws, bs)``, or raises ``RuleError``
-with a stable reason code.
-"""
+"""Replay of the function-preserving rules of proofs/lemmas/symmetry_rules.md (spec-1.0-hidden-symmetry.md)."""
 
 import re
 from fractions import Fraction
-
-__all__ = ["RuleError", "replay"]
 
 
 class RuleError(Exception):
@@ -20,6 +11,7 @@ class RuleError(Exception):
 
 
 def replay(Ws, bs, tokens):
+    """Tokens ``NAME LAYER ARGS...`` of a rule line applied to the Fraction lists (Ws, bs) -> new (Ws, bs)."""
     if len(tokens) < 2 or not all(re.fullmatch(r"0|[1-9][0-9]{0,8}", t) for t in tokens[1:]):
         raise RuleError("E_RULE_SYNTAX", "expected: rule NAME LAYER INDICES...")
     name, l, args = tokens[0], int(tokens[1]), [int(t) for t in tokens[2:]]
@@ -75,7 +67,8 @@ def replay(Ws, bs, tokens):
             else:
                 need(l + 1 < len(Ws), "next layer must be hidden")
                 for k, row in enumerate(V):
-                    need(row[i] > 0 and c[k] < 0 and all(x <= 0 for t, x in enumerate(row) if t != i), "not hidden")
+                    need(row[i] > 0 and c[k] < 0 and all(x <= 0 for t, x in enumerate(row) if t != i),
+                         "not hidden")
             b[i] += 1
             for o in outs:
                 c[o] -= V[o][i]
