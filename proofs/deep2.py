@@ -72,10 +72,11 @@ def _covers(net, P, ln0):
                                   if fw.rank(base + [[r - s for r, s in zip(o, p)]]) == k)
                     opts.setdefault(c, (k == n0 - 1, (i,) + T))
         flats[i] = opts
+    M = max(len(c) for opts in flats.values() for c in opts)  # the largest content of a flat
 
     def can(left, k):
         nodes[0] += 1
-        return not left or k > 0 and any(can(left - c, k - 1) for c in flats[min(left)])
+        return not left or 0 < k and len(left) <= k * M and any(can(left - c, k - 1) for c in flats[min(left)])
 
     def go(left, chosen):
         nodes[0] += 1
@@ -85,6 +86,8 @@ def _covers(net, P, ln0):
         if not left or len(chosen) == n1:
             found.extend([] if left else [chosen])
             return
+        if len(left) > (n1 - len(chosen)) * M:
+            return  # pruning (Lemma C): the flats left cannot cover the points left
         for c, (hyper, span) in flats[min(left)].items():
             if hyper:
                 go(left - c, chosen + [span])
@@ -118,9 +121,10 @@ def deep_2(cert, body):
                "E_SAME_HYPERPLANE", ln0, "first layer: a zero row or two rows on one hyperplane")
     order, groups = ["bend", "obstruct", "anchor", "step"], {}
     for ln, tk in body[1:]:
-        fw.wellformed(tk[0] in order and not any(groups.get(o) for o in order[order.index(tk[0]) + 1:]),
+        key = "step" if tk[0] == "jump" else tk[0]  # step and jump lines interleave
+        fw.wellformed(key in order and not any(groups.get(o) for o in order[order.index(key) + 1:]),
                       "E_SYNTAX", ln, "expected bend*, obstruct*, anchor, step* in this order")
-        groups.setdefault(tk[0], []).append((ln, tk[1:]))
+        groups.setdefault(key, []).append((ln, tk[1:] if key != "step" else tk))
     fw.wellformed(len(groups.get("anchor", [])) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
     # Lemmas A-D: every theta' has theta's first-layer hyperplanes.
     P = []
@@ -161,11 +165,29 @@ def deep_2(cert, body):
     for k, z in enumerate(zs):
         fw.require(_piece(net, ln, "E_ANCHOR", k, z)[0] == s0 and any(row[k] for row in W3), "E_ANCHOR", ln,
                    f"anchor point {k}: another cell, or a zero output column")
-    # Lemma F: steps proving beta_(k,j) = 0; K holds the known pairs.
-    K = set()
-    for ln, tk in groups.get("step", []):
-        k = fw.ints(tk[:1], ln)[0]
-        s, g = _piece(net, ln, "E_STEP", k, _points(net, ln, tk[1:], 1)[0])
+    moves = groups.get("step", [])
+    if any(tk[0] == "jump" for _, tk in moves):  # Lemma E' (H2'): no flip set of the anchor cell's gradients
+        g0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])[1]
+        fw.no_flip_set([[W3[o][k] * v for o in range(len(W3)) for v in g0[k][:-1]] for k in range(n2)], ln,
+                       "flip-set search limited to", "the anchor cell has a flip set (H2')")
+    # Lemmas F, F': steps and jumps proving beta_(k,j) = 0; K holds the known pairs.
+    K, eqs = set(), {}
+    for ln, tk in moves:
+        if tk[0] == "jump":
+            y = _points(net, ln, tk[1:], 1)[0]
+            s, g = [_sgn(fw.dot(w, y) + c) for w, c in zip(W1, net.b[0])], fw.forward(net, y)[0][1]
+            zero = [j for j in range(n1) if s[j] == 0]
+            fw.require(len(zero) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
+                                                             if i != zero[0] and s[i] != s0[i]), "E_JUMP", ln,
+                       "not on exactly one first-layer hyperplane, or a crossed pair is not known")
+            j, rows = zero[0], eqs.setdefault(zero[0], [])
+            rows += [[W3[o][k] if g[k] > 0 else fw.Z for k in range(n2)] for o in range(len(W3))]
+            unknown = [k for k in range(n2) if (k, j) not in K]
+            if fw.rank([[r[k] for k in unknown] for r in rows]) == len(unknown):
+                K |= {(k, j) for k in unknown}
+            continue
+        k = fw.ints(tk[1:2], ln)[0]
+        s, g = _piece(net, ln, "E_STEP", k, _points(net, ln, tk[2:], 1)[0])
         J = [j for j in range(n1) if s[j] != s0[j]]
         for r in range(n2):
             T = [t[j] for j in J if (r, j) not in K]
