@@ -181,22 +181,16 @@ def in_region(net, pattern, points):
     """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
     every point; then on conv(points) the network equals the pattern-P affine map."""
     P, forms = _pattern_layers(net, pattern), local_affine(net, pattern)
-    for x in points:
-        for l in range(net.depth - 1):
-            for i, (g, c) in enumerate(forms[l]):
-                z = dot(g, x) + c
-                if (z < 0) if P[l][i] else (z > 0):
-                    return False
-    return True
+    return all((dot(g, x) + c >= 0) if P[l][i] else (dot(g, x) + c <= 0)
+               for x in points for l in range(net.depth - 1) for i, (g, c) in enumerate(forms[l]))
 
 
 class Cert:
     """What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)]."""
 
     def __init__(self, version, kind, network, other, body):
-        self.version, self.kind, self.network, self.other, self.body = version, kind, network, other, body
-        self.conclusion, self.weights, self.biases = kind, network.W, network.b
-        self.other_weights, self.other_biases = (other.W, other.b) if other else (None, None)
+        self.version, self.kind, self.conclusion = version, kind, kind
+        self.network, self.other, self.body = network, other, body
 
 
 def _digest(lines):
