@@ -135,3 +135,88 @@ def test_outside_scope_is_undecided_not_identifiable():
     assert deep_identifiable_body(random_network((2, 2, 1), 0)).body is None  # one hidden layer
     deep = certify(random_network((2, 2, 2, 2, 1), 2))
     assert deep.verdict != "IDENTIFIABLE"
+
+
+# ------------------------------------------------------------------ jump steps (Lemmas E', F')
+# (architecture, seed) pairs whose deep-2 body needs jump lines (found by scanning seeds 0..60)
+KNOWN_JUMP = [((2, 3, 3, 1), 7), ((2, 3, 3, 1), 10), ((3, 3, 3, 1), 25)]
+
+
+def _reason(chk):
+    return chk.lines[0] + " " + " ".join(chk.lines[1:])
+
+
+@pytest.mark.parametrize("arch,seed", KNOWN_JUMP)
+def test_jump_certificate_verifies_and_certify_agrees(arch, seed):
+    net, body = _ident(arch, seed)
+    assert any(line.startswith("jump ") for line in body)
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, body), network=net)
+    assert chk.verified and chk.conclusion == "IDENTIFIABLE", chk.lines
+    assert certify(net).verdict == "IDENTIFIABLE"
+
+
+@pytest.mark.parametrize("arch,seed", KNOWN_JUMP)
+def test_jump_equation_against_finite_differences(arch, seed):
+    """Lemma F' reads the gradient jump of f across H_j at y as sum_(k in K_y) W3[:,k] W2[k,j] tau_j w_j.
+    Independent oracle: exact second differences of f across H_j at y."""
+    net, body = _ident(arch, seed)
+    W1, b1, W2, W3 = net.weights(1), net.biases(1), net.weights(2), net.weights(3)
+    n0 = net.input_dim
+    seen = 0
+    for line in body:
+        if not line.startswith("jump "):
+            continue
+        y = [parse_q(t) for t in line.split()[1:]]
+        t = [sum((w * v for w, v in zip(W1[j], y)), fmpq(0)) + b1[j] for j in range(len(W1))]
+        assert t.count(0) == 1
+        j = t.index(0)
+        w = list(W1[j])
+        g = net.preactivations(y)[1]
+        active = [k for k in range(len(g)) if g[k] > 0]
+        h = fmpq(1, 10 ** 9)
+        # along +w, f's slope changes by (sum_(k active) W3[:,k] W2[k,j]) |w|^2 when crossing t_j = 0 upwards
+        second = _second_difference(net, y, w, h)
+        ww = sum((v * v for v in w), fmpq(0))
+        expect = [sum((W3[o][k] * W2[k][j] for k in active), fmpq(0)) * ww * h for o in range(len(W3))]
+        assert second == expect
+        seen += 1
+    assert seen >= 1 and n0 >= 2
+
+
+def _jump_mutants(body):
+    jumps = [i for i, l in enumerate(body) if l.startswith("jump ")]
+    anchor = next(i for i, l in enumerate(body) if l.startswith("anchor "))
+    yield "no jumps", [l for l in body if not l.startswith("jump ")]
+    i = jumps[0]
+    t = body[i].split()
+    t[1] = str(parse_q(t[1]) + fmpq(1, 7)).replace(" ", "")
+    yield "jump point off its hyperplane", body[:i] + [" ".join(t)] + body[i + 1:]
+    yield "jump before the anchor", body[:anchor] + [body[i]] + [l for k, l in enumerate(body[anchor:], anchor) if k != i]
+    yield "jump with a missing number", body[:i] + [" ".join(body[i].split()[:-1])] + body[i + 1:]
+
+
+@pytest.mark.parametrize("arch,seed", KNOWN_JUMP)
+def test_jump_mutants_are_rejected(arch, seed):
+    net, body = _ident(arch, seed)
+    for name, bad in _jump_mutants(body):
+        chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, bad), network=net)
+        assert not chk.verified, name
+
+
+def test_jump_lines_need_a_flip_free_anchor_cell():
+    """(H2'): with n0 = 2 the three anchor gradients of a (2,3,3,1) network are dependent; choosing W3
+    as a dependency makes W3[:,k] grad(gamma_(C0,k)) sum to zero, and the jump lines must be refused."""
+    net, body = _ident((2, 3, 3, 1), 7)
+    z = [parse_q(t) for t in next(l for l in body if l.startswith("anchor ")).split()[1:3]]
+    W1, b1, W2 = net.weights(1), net.biases(1), net.weights(2)
+    s = [sum((w * v for w, v in zip(W1[j], z)), fmpq(0)) + b1[j] > 0 for j in range(3)]
+    grads = [[sum((W2[k][j] * W1[j][i] for j in range(3) if s[j]), fmpq(0)) for i in range(2)] for k in range(3)]
+    # a nonzero c with sum_k c_k grads[k] = 0 (cross products of the 2-vectors)
+    c = [grads[1][0] * grads[2][1] - grads[1][1] * grads[2][0],
+         grads[2][0] * grads[0][1] - grads[2][1] * grads[0][0],
+         grads[0][0] * grads[1][1] - grads[0][1] * grads[1][0]]
+    assert any(v != 0 for v in c)
+    bad = Network.from_lists([(W1, b1), (W2, net.biases(2)), ([c], net.biases(3))])
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", bad, body), network=bad)
+    assert not chk.verified
+    assert "E_FLIP_SET" in _reason(chk), chk.lines
