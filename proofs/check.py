@@ -358,7 +358,10 @@ def main(argv=None):
     except (OSError, UnicodeDecodeError) as e:
         print(f"s NOT VERIFIED\nc line 0 E_IO: {e}")
         return 3
-    code, verdict, diags = check_text(data, net_text)
+    try:
+        code, verdict, diags = check_text(data, net_text)
+    except Exception as e:  # a checker bug: never a traceback, never a verification (tests call check_text)
+        code, verdict, diags = 2, "s NOT VERIFIED", [f"c line 0 E_INTERNAL: {type(e).__name__}: {e}"]
     print("\n".join([verdict] + diags))
     return code
 

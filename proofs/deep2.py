@@ -122,8 +122,9 @@ def deep_2(cert, body):
     order, groups = ["bend", "obstruct", "anchor", "step"], {}
     for ln, tk in body[1:]:
         key = "step" if tk[0] == "jump" else tk[0]  # step and jump lines interleave
-        fw.wellformed(key in order and not any(groups.get(o) for o in order[order.index(key) + 1:]),
-                      "E_SYNTAX", ln, "expected bend*, obstruct*, anchor, step* in this order")
+        late = any(groups.get(o) for o in order[order.index(key) + 1:]) if key in order else True
+        fw.wellformed(len(tk) > 2 and not late, "E_SYNTAX", ln,
+                      "expected bend*, obstruct*, anchor, step* in this order, each with its arguments")
         groups.setdefault(key, []).append((ln, tk[1:] if key != "step" else tk))
     fw.wellformed(len(groups.get("anchor", [])) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
     # Lemmas A-D: every theta' has theta's first-layer hyperplanes.

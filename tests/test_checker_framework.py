@@ -167,6 +167,19 @@ def test_main_usage_and_io(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[0] == "s NOT VERIFIED"
 
 
+def test_main_turns_a_checker_failure_into_not_verified(tmp_path, capsys, monkeypatch):
+    p = tmp_path / "x.cert"
+    a = example("A")
+    p.write_text(write_certificate("LOCALLY-IDENTIFIABLE", a, locally_identifiable_body(a, [[1, 2]])))
+
+    def broken(*_):
+        raise IndexError("list index out of range")
+    monkeypatch.setattr(fw, "check_text", broken)
+    assert fw.main([str(p)]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "s NOT VERIFIED" and "E_INTERNAL" in out[1]
+
+
 def test_cli_check_subcommand(tmp_path):
     import argparse
 

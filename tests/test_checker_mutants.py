@@ -116,6 +116,8 @@ def must_reject(text):
         for bad in (t[k] + "/1", "+" + t[k], t[k] + ".0", "0" + t[k].lstrip("-")):
             u = t[:k] + [bad] + t[k + 1:]
             yield f"non-canonical {bad}", fix(lines[:i] + [" ".join(u)] + lines[i + 1:])
+    for i in range(_body_start(lines), len(lines) - 1):  # a body line cut to its keyword: a syntax error
+        yield f"line {i + 1} without arguments", fix(lines[:i] + [lines[i].split(" ")[0]] + lines[i + 1:])
     yield "CR", text.replace("\n", "\r\n", 1)
     yield "CR in body", fix(lines[:-2] + [lines[-2] + "\r"] + lines[-1:])
     yield "non-ASCII", fix(lines[:3] + [lines[3][:-1] + "\u0661"] + lines[4:]).encode("utf-8")
