@@ -66,6 +66,16 @@ refuted, with a witness point that joins the sample) by :func:`prove_constant_si
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
 solved and re-checked in ``fmpq``). Proved facts add kernel vectors and lower ``U``.
+(3b) Still below ``U``: *affine relations where a neuron is active*
+(:func:`relation_candidates`, :func:`prove_relations_where_active`). The sample proposes
+``c`` with ``sum_j c_j h_(l-1,j)(x) + c_last = 0`` at the sampled ``x`` where ``z_(l,i)(x) > 0``
+(the exact null space of those rows); two branch-and-bound proofs show that no ``x`` has
+``z_(l,i) > 0`` and the left side ``> 0`` (or ``< 0``). Then ``c`` on the incoming coordinates of
+``(l,i)`` is a kernel vector, since ``J(x) v = (d f / d z_(l,i))(x) (sum_j c_j h_(l-1,j)(x) + c_last)``
+and the first factor is 0 where ``z_(l,i) < 0`` (it generalises the never-both-active pairs and
+the mixing of stably active neurons to neurons that share an active set). A refuted proposal
+yields an exact point where the relation fails: it joins the sample, which often lifts the
+lower bound to ``U`` (up to three rounds).
 (4) Only if the rank still stays below ``U``, and ``use_regions``: the exact complex of
 :mod:`exactnet.regions` (within ``max_cells``/``timeout``); when it is complete its points
 give the exact rank over Q. Otherwise the answer is labelled ``"lower-bound"`` with both
@@ -92,13 +102,16 @@ from .modrank import (
     rank_rows_mod_p,
     residue,
 )
-from .network import Network
+from .network import Network, relu
 from .qq import common_denominator
 
 __all__ = [
     "PointSet",
     "FdimResult",
     "points_from_regions",
+    "prove_relations_where_active",
+    "relation_candidates",
+    "relation_vectors",
     "generic_random_points",
     "neighbour_points",
     "stacked_jacobian",
@@ -705,7 +718,8 @@ def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
 
 
 def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dead: set, active: set,
-                           max_nodes: int = 60, partner: tuple[int, int] | None = None, extra=()):
+                           max_nodes: int = 60, partner: tuple[int, int] | None = None, extra=(),
+                           relation: Sequence[fmpq] | None = None):
     """Prove ``sign * z_target(x) <= 0`` for every ``x`` in ``R^n0`` (branch and bound, exact dual certificates).
 
     With ``partner`` (a neuron of the layer below the target's): prove instead that no ``x``
@@ -713,6 +727,8 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     maximizes an extra variable ``t`` under ``e(v) - t >= 0`` for each expression ``e``
     required positive; a certificate ``sup t <= 0`` proves that they are never all positive.
     ``extra``: more ``((l, i), sign)`` conditions ``sign * z_(l,i) > 0`` (layers up to the target's).
+    ``relation``: one more condition ``sum_j c_j h_(lt-1,j) + c_last > 0`` on the outputs of the
+    layer below the target's (``c`` = ``relation``, ``n_(lt-1) + 1`` numbers; ``lt >= 2``).
 
     Variables ``v = (x, h_k for every hidden neuron k below the target's layer)``. A node fixes
     some neurons active (``h = y >= 0``) or inactive (``h = 0 >= y``); the others are relaxed to
@@ -752,6 +768,11 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     for (le, ie), se in extra:
         a, b = affine(le, ie)
         tgt.append(([se * v for v in a], se * b))
+    if relation is not None:
+        a = [zero] * nv
+        for j, c in enumerate(relation[:-1]):
+            a[j if lt == 1 else index[(lt - 1, j)]] = fmpq(c)
+        tgt.append((a, fmpq(relation[-1])))
     nv += 1  # the variable t, last
     Y = {k: (a + [zero], b) for k, (a, b) in Y.items()}
     tgt = [(a + [fmpq(-1)], b) for a, b in tgt]
@@ -833,8 +854,12 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
         if bk is None:  # the LP point is a true network point: try it exactly
             x = [fmpq(round(t * 4096), 4096) for t in v[:n0]]
             z = net.preactivations(x)
+            rel = True
+            if relation is not None:
+                h = [relu(t) for t in z[lt - 2]] if lt > 1 else list(x)
+                rel = sum((fmpq(c) * t for c, t in zip(relation, h)), fmpq(relation[-1])) > 0
             if sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0) and \
-                    all(se * z[le - 1][ie] > 0 for (le, ie), se in extra):
+                    all(se * z[le - 1][ie] > 0 for (le, ie), se in extra) and rel:
                 return False, x
             return None, None
         for st in ("dead", "active"):
@@ -916,6 +941,88 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
         elif x is not None:
             witnesses.append(x)
     return frozenset(proved_dead), frozenset(proved_active), witnesses
+
+
+def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: frozenset = frozenset(),
+                        known_units: frozenset = frozenset()) -> list[tuple[tuple[int, int], list[fmpq]]]:
+    """Affine relations among a layer's outputs seen wherever a neuron of the next layer is active.
+
+    For every hidden neuron ``(l, i)``, ``l >= 2``, not in ``skip``: the rows
+    ``(h_(l-1)(x), 1)`` over the sampled ``x`` with ``z_(l,i)(x) > 0``; every vector ``c`` of a
+    basis of their exact null space (columns ``j`` with ``((l,i), (l-1,j))`` in ``known_units``
+    left out: those unit vectors are in the kernel already) is a candidate relation
+    ``sum_j c_j h_(l-1,j) + c_last = 0`` on ``{z_(l,i) > 0}``. Sampling only proposes:
+    :func:`prove_relations_where_active` decides.
+    """
+    A = net.architecture
+    zs = [net.preactivations(x) for x in points]
+    out = []
+    for l in range(2, net.depth):
+        for i in range(A[l]):
+            if (l, i) in skip:
+                continue
+            cols = [j for j in range(A[l - 1]) if ((l, i), (l - 1, j)) not in known_units]
+            rows = [[relu(z[l - 2][j]) for j in cols] + [fmpq(1)] for z in zs if z[l - 1][i] > 0]
+            if not rows:
+                continue
+            ints = []
+            for r in rows:
+                d = common_denominator(r)
+                ints.append([int((v * d).p) for v in r])
+            X, nullity = fmpz_mat(ints).nullspace()
+            for k in range(nullity):
+                c = [fmpq(0)] * (A[l - 1] + 1)
+                for t, j in enumerate(cols + [A[l - 1]]):
+                    c[j] = fmpq(X[t, k])
+                top = max(abs(v) for v in c)  # scaled to max |c_j| = 1: the float LP's duals stay visible
+                out.append(((l, i), [v / top for v in c]))
+    return out
+
+
+def prove_relations_where_active(net: Network, candidates, dead, active, budget: float = 10.0,
+                                 max_nodes: int = 60) -> tuple[list, list]:
+    """Candidates ``((l, i), c)`` proved: ``sum_j c_j h_(l-1,j)(x) + c_last = 0`` wherever ``z_(l,i)(x) > 0``.
+
+    Two exact branch-and-bound proofs each (:func:`_neuron_never_positive` with ``relation`` ``c``
+    and ``-c``): no ``x`` has ``z_(l,i) > 0`` and the relation's left side ``> 0``, nor ``< 0``.
+    Returns the proved candidates and exact points refuting others (useful sample points).
+    """
+    if importlib.util.find_spec("scipy") is None:
+        return [], []
+    t0 = time.perf_counter()
+    proved, witnesses = [], []
+    for k, c in candidates:
+        if time.perf_counter() - t0 > budget:
+            break
+        good = True
+        for sg in (1, -1):
+            ok, x = _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=max_nodes,
+                                           relation=[sg * v for v in c])
+            if x is not None:
+                witnesses.append(x)
+            if not ok:
+                good = False
+                break
+        if good:
+            proved.append((k, c))
+    return proved, witnesses
+
+
+def relation_vectors(net: Network, proved) -> list[list[fmpq]]:
+    """Kernel vectors of proved relations: ``c`` on the incoming parameters of ``(l, i)``.
+
+    ``J(x) v = c_(l,i)(x) (sum_j c_j h_(l-1,j)(x) + c_last)`` with ``c_(l,i) = d f / d z_(l,i)``,
+    which is 0 where ``z_(l,i) < 0``; where ``z_(l,i) > 0`` the bracket is 0 (proved). So ``J(x) v = 0``
+    at every strictly generic ``x``.
+    """
+    D, vecs = net.num_parameters, []
+    for (l, i), c in proved:
+        v = [fmpq(0)] * D
+        for j, cj in enumerate(c[:-1]):
+            v[net.parameter_index(l, i, j)] = cj
+        v[net.parameter_index(l, i, None)] = c[-1]
+        vecs.append(v)
+    return vecs
 
 
 @dataclass
@@ -1140,10 +1247,29 @@ def functional_dimension(
         if pdead or pact or pco or psame:
             kvecs, structural = structural_kernel(net, pdead, pact, pco, psame)
             upper = D - _kernel_rank_lower(kvecs, D)
+        prel: list = []
+        dd, aa, _, irr = sign_facts(net, pdead, pact)
+        for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
+            if st["r"] >= upper:
+                break
+            cands = relation_candidates(net, pts, skip=frozenset(dd | irr), known_units=pco)
+            base = _kernel_rank_lower(kvecs, D)
+            useful = []  # only candidates that raise the kernel's rank (mod p: a proposal)
+            for cand in cands:
+                if _kernel_rank_lower(kvecs + relation_vectors(net, useful + [cand]), D) > base + len(useful):
+                    useful.append(cand)
+            proved, wit4 = prove_relations_where_active(net, useful, dd, aa, budget=sign_budget)
+            if proved:
+                prel += proved
+                kvecs = kvecs + relation_vectors(net, proved)
+                upper = D - _kernel_rank_lower(kvecs, D)
+            if not (wit4 and absorb(_with_neighbours(net, wit4))):
+                break
+        if pdead or pact or pco or psame or prel:
             lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
                        f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
                        f", {len(pco)} pairs never both active, {len(psame)} pairs with the same activation "
-                       "where an input is active")
+                       f"where an input is active, {len(prel)} affine relations where a neuron is active")
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")

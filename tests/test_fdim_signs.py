@@ -141,3 +141,69 @@ def test_proved_same_activation_triples_hold_and_their_vectors_annihilate(arch, 
     rows = stacked_jacobian(net, pts)
     for v in vecs[-len(proved):] if proved else []:
         assert all(sum((x * y for x, y in zip(row, v)), fmpq(0)) == 0 for row in rows)
+
+
+# ------------------------------------------------------------ affine relations where a neuron is active
+def _relation_net():
+    # h1 = relu(x1); layer 2: relu(h1 - 1), relu(2 h1 - 3), relu(10 - h1); z_(3,1) = relu(h1 - 1) - 5 > 0
+    # only for h1 > 6, where the first two are affine in h1: 2 a - b - 1 = 0 (a, b not stably active)
+    return Network.from_lists([
+        ([[1, 0]], [0]),
+        ([[1], [2], [-1]], [-1, -3, 10]),
+        ([[1, 0, 0], [1, 1, 1]], [-5, -1]),
+        ([[1, 1]], [0]),
+    ])
+
+
+def test_relation_where_active_is_proved_and_closes_the_gap(monkeypatch):
+    import exactnet.fdim as F
+
+    net = _relation_net()
+    # oracle: the exact rank over points of every region of the complex (no LP proofs)
+    ref = functional_dimension(net, use_regions=True, prove_signs=False)
+    assert ref.status == "exact" and ref.complete
+    oracle = ref.functional_dimension
+    fast = functional_dimension(net, use_regions=False)
+    assert fast.status == "exact" and fast.functional_dimension == oracle
+    assert "1 affine relations" in fast.note
+    monkeypatch.setattr(F, "prove_relations_where_active", lambda *a, **k: ([], []))
+    without = functional_dimension(net, use_regions=False)
+    assert without.status == "lower-bound" and without.upper_bound == oracle + 1
+
+
+def test_proved_relations_hold_and_annihilate_on_every_cell():
+    from exactnet.fdim import prove_relations_where_active, relation_candidates, relation_vectors
+
+    net = _relation_net()
+    pts = functional_dimension(net, use_regions=True, prove_signs=False).points  # every region, n0 + 1 each
+    cands = relation_candidates(net, functional_dimension(net, use_regions=False).points)
+    dd, aa, _, _ = sign_facts(net)
+    proved, _ = prove_relations_where_active(net, cands, dd, aa, budget=20.0)
+    assert proved
+    rows = stacked_jacobian(net, pts)
+    for v in relation_vectors(net, proved):
+        assert all(sum((a * b for a, b in zip(row, v)), fmpq(0)) == 0 for row in rows)
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 1), s) for s in range(5)] + [((2, 2, 3, 3, 1), s) for s in range(5)])
+def test_relations_on_random_networks_hold_on_every_cell(arch, seed):
+    """Independent oracle: the complex. Proposals from a few sampled points (many false ones), and
+    every relation the prover accepts holds at every cell's interior point and corner."""
+    from exactnet.fdim import prove_relations_where_active, relation_candidates
+
+    net = random_network(arch, seed=seed, max_num=5, max_den=2)
+    rng = random.Random(seed)
+    few = [[fmpq(rng.randint(-20, 20), rng.randint(1, 4)) for _ in range(2)] for _ in range(6)]
+    few = [x for x in few if net.is_generic_point(x)]
+    dd, aa, _, irr = sign_facts(net)
+    cands = relation_candidates(net, few, skip=frozenset(dd | irr))
+    proved, wit = prove_relations_where_active(net, cands, dd, aa, budget=20.0)
+    cx = compute_regions(net, certificate=False)
+    for x in _cell_points(cx):
+        z = net.preactivations(x)
+        for (l, i), c in proved:
+            if z[l - 1][i] > 0:
+                h = [max(t, 0) for t in z[l - 2]]
+                assert sum((a * b for a, b in zip(c, h)), c[-1]) == 0
+    for x in wit:  # a refutation is a point where the neuron is active and the relation fails
+        assert any(net.preactivations(x)[l - 1][i] > 0 for (l, i), _ in cands)
