@@ -110,6 +110,8 @@ __all__ = [
     "FdimResult",
     "points_from_regions",
     "prove_relations_where_active",
+    "prove_active_where_needed",
+    "irrelevant_with_pairs",
     "relation_candidates",
     "relation_vectors",
     "generic_random_points",
@@ -570,10 +572,24 @@ def sign_facts(net: Network, proved_dead: frozenset = frozenset(),
     return dead, active, zero, irr
 
 
+def irrelevant_with_pairs(net: Network, irrelevant, never_coactive) -> set:
+    """``irrelevant`` plus the hidden neurons whose every successor ``k`` (``W_(l+1)[k,i] != 0``) is
+    irrelevant or never active together with them (``((l+1,k), (l,i))`` in ``never_coactive``)."""
+    irr, A = set(irrelevant), net.architecture
+    for l in range(net.depth - 2, 0, -1):
+        Wn = net.weights(l + 1)
+        for i in range(A[l]):
+            if all(Wn[k][i] == 0 or (l + 1, k) in irr or ((l + 1, k), (l, i)) in never_coactive
+                   for k in range(A[l + 1])):
+                irr.add((l, i))
+    return irr
+
+
 def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
                       proved_active: frozenset = frozenset(),
                       never_coactive: frozenset = frozenset(),
-                      same_where_active: frozenset = frozenset()) -> tuple[list[list[fmpq]], list[dict]]:
+                      same_where_active: frozenset = frozenset(),
+                      active_where_needed: frozenset = frozenset()) -> tuple[list[list[fmpq]], list[dict]]:
     """Vectors proved to lie in the kernel of every row ``J(z)``, ``z`` in ``Z_theta``.
 
     With the facts of :func:`sign_facts`:
@@ -591,6 +607,14 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
       and both neurons active, ``W_(l+1)[:,a] (z_a + t z_a') + (W_(l+1)[:,a'] - t W_(l+1)[:,a]) z_a'``
       does not depend on ``t``, so the frozen-pattern function is constant along it.
 
+    * a hidden neuron is irrelevant also when every ``k`` with ``W_(l+1)[k,i] != 0`` is irrelevant
+      or ``((l+1,k), (l,i))`` is in ``never_coactive`` (where ``z_(l,i) > 0`` at a strictly generic
+      point, ``z_(l+1,k) < 0``, so ``c_(l,i) = 0`` there; elsewhere the ReLU's derivative is 0);
+      its incoming coordinates then have zero columns;
+    * for ``(l, a)`` in ``active_where_needed`` (proved by :func:`prove_active_where_needed`: for every
+      ``k`` with ``W_(l+1)[k,a] != 0``, ``(l+1,k)`` is irrelevant or no ``x`` has ``z_(l+1,k) > 0`` and
+      ``z_(l,a) < 0``) the bias shift of ``a`` as for a stably active neuron:
+      ``J v = -[z_(l,a) < 0] sum_k W_(l+1)[k,a] c_(l+1,k) = 0``;
     * for ``(a, b, j)`` in ``same_where_active`` (one output, ``a, b`` in the last hidden layer ``L-1``,
       ``j`` in layer ``L-2``; proved: ``a`` and ``b`` have the same activation wherever ``j`` is
       active): ``W_L[0,b] e_(W_(L-1)[a,j]) - W_L[0,a] e_(W_(L-1)[b,j])``, since
@@ -602,6 +626,8 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
     """
     D, L, A = net.num_parameters, net.depth, net.architecture
     dead, active, zero_n, irr = sign_facts(net, proved_dead, proved_active)
+    irr_lp = irrelevant_with_pairs(net, irr, never_coactive) - irr
+    irr |= irr_lp
     vecs: list[list[fmpq]] = []
     found: list[dict] = []
     zero = fmpq(0)
@@ -649,6 +675,12 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
                 for k in range(len(Wn)):
                     v[net.parameter_index(l + 1, k, a2)] = -Wn[k][a]
                 vecs.append(v)
+    for l, a in active_where_needed:  # the bias shift of a neuron active wherever a successor is
+        v = [zero] * D
+        v[net.parameter_index(l, a, None)] = one
+        for k, w in enumerate(net.weights(l + 1)):
+            v[net.parameter_index(l + 1, k, None)] = -w[a]
+        vecs.append(v)
     for a, b, j in same_where_active:
         v = [zero] * D
         WL = net.weights(L)[0]
@@ -664,7 +696,7 @@ def structural_kernel(net: Network, proved_dead: frozenset = frozenset(),
                                   "scope": "proved-lp" if proved else "structural"})
             if (l, i) in irr and (l, i) not in dead and any(net.weights(l + 1)[k][i] != 0 for k in range(A[l + 1])):
                 found.append({"layer": l, "index": i, "name": neuron_label(l, i), "reason": "no-path-to-output",
-                              "scope": "structural"})
+                              "scope": "proved-lp" if (l, i) in irr_lp else "structural"})
     return vecs, found
 
 
@@ -944,18 +976,20 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
 
 
 def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: frozenset = frozenset(),
-                        known_units: frozenset = frozenset()) -> list[tuple[tuple[int, int], list[fmpq]]]:
+                        known_units: frozenset = frozenset(),
+                        preactivations=None) -> list[tuple[tuple[int, int], list[fmpq]]]:
     """Affine relations among a layer's outputs seen wherever a neuron of the next layer is active.
 
     For every hidden neuron ``(l, i)``, ``l >= 2``, not in ``skip``: the rows
     ``(h_(l-1)(x), 1)`` over the sampled ``x`` with ``z_(l,i)(x) > 0``; every vector ``c`` of a
     basis of their exact null space (columns ``j`` with ``((l,i), (l-1,j))`` in ``known_units``
-    left out: those unit vectors are in the kernel already) is a candidate relation
+    left out: those unit vectors are in the kernel already; ``preactivations``: those of ``points``,
+    when known) is a candidate relation
     ``sum_j c_j h_(l-1,j) + c_last = 0`` on ``{z_(l,i) > 0}``. Sampling only proposes:
     :func:`prove_relations_where_active` decides.
     """
     A = net.architecture
-    zs = [net.preactivations(x) for x in points]
+    zs = preactivations if preactivations is not None else [net.preactivations(x) for x in points]
     out = []
     for l in range(2, net.depth):
         for i in range(A[l]):
@@ -1006,6 +1040,37 @@ def prove_relations_where_active(net: Network, candidates, dead, active, budget:
         if good:
             proved.append((k, c))
     return proved, witnesses
+
+
+def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant, budget: float = 10.0,
+                              max_nodes: int = 60) -> tuple[frozenset, list]:
+    """Hidden neurons ``(l, a)``, ``l <= L - 2``, proved active wherever a successor that matters is.
+
+    For every ``k`` with ``W_(l+1)[k,a] != 0`` and ``(l+1,k)`` not in ``irrelevant``, one exact
+    branch-and-bound proof that no ``x`` has ``z_(l+1,k) > 0`` and ``z_(l,a) < 0``. Returns the proved
+    neurons and exact points refuting the others.
+    """
+    if importlib.util.find_spec("scipy") is None:
+        return frozenset(), []
+    t0 = time.perf_counter()
+    proved, witnesses = set(), []
+    for l, a in candidates:
+        good = True
+        for k, w in enumerate(net.weights(l + 1)):
+            if w[a] == 0 or (l + 1, k) in irrelevant:
+                continue
+            if time.perf_counter() - t0 > budget:
+                return frozenset(proved), witnesses
+            ok, x = _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=max_nodes,
+                                           extra=[((l, a), -1)])
+            if x is not None:
+                witnesses.append(x)
+            if not ok:
+                good = False
+                break
+        if good:
+            proved.add((l, a))
+    return frozenset(proved), witnesses
 
 
 def relation_vectors(net: Network, proved) -> list[list[fmpq]]:
@@ -1244,15 +1309,33 @@ def functional_dimension(
             psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget)
             if wit3:
                 absorb(_with_neighbours(net, wit3))
-        if pdead or pact or pco or psame:
-            kvecs, structural = structural_kernel(net, pdead, pact, pco, psame)
+        pneed: frozenset = frozenset()
+        irr_x = irrelevant_with_pairs(net, irr, pco)
+        zs = [net.preactivations(x) for x in pts]
+        cand_need = []
+        for l in range(1, net.depth - 1):
+            Wn = net.weights(l + 1)
+            for a in range(A_[l]):
+                if (l, a) in dd | aa | irr_x:
+                    continue
+                succ = [k for k in range(A_[l + 1]) if Wn[k][a] != 0 and (l + 1, k) not in irr_x]
+                if succ and all(z[l - 1][a] > 0 for z in zs if any(z[l][k] > 0 for k in succ)):
+                    cand_need.append((l, a))
+        if cand_need:
+            pneed, wit5 = prove_active_where_needed(net, cand_need, dd, aa, irr_x, budget=sign_budget)
+            if wit5:
+                absorb(_with_neighbours(net, wit5))
+        if pdead or pact or pco or psame or pneed:
+            kvecs, structural = structural_kernel(net, pdead, pact, pco, psame, pneed)
             upper = D - _kernel_rank_lower(kvecs, D)
         prel: list = []
         dd, aa, _, irr = sign_facts(net, pdead, pact)
         for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
             if st["r"] >= upper:
                 break
-            cands = relation_candidates(net, pts, skip=frozenset(dd | irr), known_units=pco)
+            if len(zs) != len(pts):
+                zs = [net.preactivations(x) for x in pts]
+            cands = relation_candidates(net, pts, skip=frozenset(dd | irr_x), known_units=pco, preactivations=zs)
             base = _kernel_rank_lower(kvecs, D)
             useful = []  # only candidates that raise the kernel's rank (mod p: a proposal)
             for cand in cands:
@@ -1265,11 +1348,12 @@ def functional_dimension(
                 upper = D - _kernel_rank_lower(kvecs, D)
             if not (wit4 and absorb(_with_neighbours(net, wit4))):
                 break
-        if pdead or pact or pco or psame or prel:
+        if pdead or pact or pco or psame or pneed or prel:
             lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
                        f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
                        f", {len(pco)} pairs never both active, {len(psame)} pairs with the same activation "
-                       f"where an input is active, {len(prel)} affine relations where a neuron is active")
+                       f"where an input is active, {len(pneed)} neurons active wherever a successor is, "
+                       f"{len(prel)} affine relations where a neuron is active")
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")

@@ -207,3 +207,81 @@ def test_relations_on_random_networks_hold_on_every_cell(arch, seed):
                 assert sum((a * b for a, b in zip(c, h)), c[-1]) == 0
     for x in wit:  # a refutation is a point where the neuron is active and the relation fails
         assert any(net.preactivations(x)[l - 1][i] > 0 for (l, i), _ in cands)
+
+
+# ------------------------------------------------------------ irrelevance through pairs, active where needed
+def test_active_where_needed_closes_a_gap_the_complex_confirms(monkeypatch):
+    import exactnet.fdim as F
+
+    net = random_network((2, 3, 3, 3, 1), 11)  # found by scanning seeds against the complex
+    ref = functional_dimension(net, use_regions=True, prove_signs=False, seed=11)
+    assert ref.status == "exact" and ref.complete
+    fast = functional_dimension(net, use_regions=False, seed=11)
+    assert fast.status == "exact" and fast.functional_dimension == ref.functional_dimension
+    assert "1 neurons active wherever a successor is" in fast.note
+    monkeypatch.setattr(F, "prove_active_where_needed", lambda *a, **k: (frozenset(), []))
+    without = functional_dimension(net, use_regions=False, seed=11)
+    assert without.status == "lower-bound" and without.upper_bound > ref.functional_dimension
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 1), s) for s in range(4)] + [((2, 3, 3, 3, 1), s) for s in range(8)])
+def test_active_where_needed_and_pair_irrelevance_hold_on_every_cell(arch, seed):
+    """Oracle: the complex. Every proved fact holds at every cell; all kernel vectors annihilate the
+    Jacobian at the complex's points (n0 + 1 per region)."""
+    from exactnet.fdim import irrelevant_with_pairs, prove_active_where_needed
+
+    net = random_network(arch, seed=seed, max_num=5, max_den=2)
+    A, L = net.architecture, net.depth
+    dd, aa, _, irr = sign_facts(net)
+    pairs = [((l, i), (l - 1, j)) for l in range(2, L) for i in range(A[l]) for j in range(A[l - 1])]
+    pco, _ = prove_never_coactive(net, pairs, dd, aa, budget=20.0)
+    irr_x = irrelevant_with_pairs(net, irr, pco)
+    cands = [(l, a) for l in range(1, L - 1) for a in range(A[l]) if (l, a) not in dd | aa | irr_x]
+    need, wit = prove_active_where_needed(net, cands, dd, aa, irr_x, budget=20.0)
+    cx = compute_regions(net, certificate=False)
+    for x in _cell_points(cx):
+        z = net.preactivations(x)
+        for l, a in need:
+            if z[l - 1][a] < 0:
+                assert all(z[l][k] <= 0 for k in range(A[l + 1])
+                           if net.weights(l + 1)[k][a] != 0 and (l + 1, k) not in irr_x)
+    for x in wit:
+        z = net.preactivations(x)
+        assert any(z[l - 1][a] < 0 for l, a in cands)
+    vecs, _ = structural_kernel(net, never_coactive=pco, active_where_needed=need)
+    ref = functional_dimension(net, use_regions=True, prove_signs=False, seed=seed)
+    if ref.status == "exact" and ref.complete:
+        rows = stacked_jacobian(net, ref.points)
+        for v in vecs:
+            assert all(sum((a * b for a, b in zip(row, v)), fmpq(0)) == 0 for row in rows)
+
+
+def test_a_neuron_whose_successors_are_never_active_with_it_is_irrelevant():
+    from exactnet.fdim import irrelevant_with_pairs
+
+    # h_(1,1) = relu(x1) feeds only z_(2,1) = relu(-x1) - 5 relu(x1) - 1, which is < 0 wherever x1 > 0
+    net = Network.from_lists([
+        ([[1, 0], [-1, 0], [0, 1]], [0, 0, 0]),
+        ([[-5, 1, 0], [0, 1, 1]], [-1, 0]),
+        ([[1, 1]], [0]),
+    ])
+    dd, aa, _, irr = sign_facts(net)
+    assert (1, 0) not in irr
+    pco, _ = prove_never_coactive(net, [((2, 0), (1, 0))], dd, aa, budget=20.0)
+    assert irrelevant_with_pairs(net, irr, pco) - irr == {(1, 0)}
+    vecs, found = structural_kernel(net, never_coactive=pco)
+    assert any(d["name"] == "(1,1)" and d["reason"] == "no-path-to-output" and d["scope"] == "proved-lp"
+               for d in found)
+    ref = functional_dimension(net, use_regions=True, prove_signs=False)
+    assert ref.status == "exact" and ref.complete
+    rows = stacked_jacobian(net, ref.points)
+    for v in vecs:
+        assert all(sum((a * b for a, b in zip(row, v)), fmpq(0)) == 0 for row in rows)
+    fast = functional_dimension(net, use_regions=False)
+    assert fast.status == "exact" and fast.functional_dimension == ref.functional_dimension
+    assert fast.upper_bound < structural_kernel_upper(net)
+
+
+def structural_kernel_upper(net):
+    from exactnet.fdim import _kernel_rank_lower
+    return net.num_parameters - _kernel_rank_lower(structural_kernel(net)[0], net.num_parameters)
