@@ -1348,12 +1348,30 @@ def functional_dimension(
                 upper = D - _kernel_rank_lower(kvecs, D)
             if not (wit4 and absorb(_with_neighbours(net, wit4))):
                 break
-        if pdead or pact or pco or psame or pneed or prel:
+        pcol: list = []
+        if st["r"] < upper and net.depth > 2:
+            from .fdim_columns import column_candidates, column_vectors, prove_column_relations
+
+            if len(zs) != len(pts):
+                zs = [net.preactivations(x) for x in pts]
+            base = _kernel_rank_lower(kvecs, D)
+            useful = []
+            for cand in column_candidates(net, zs, skip=frozenset(dd | irr_x)):
+                if _kernel_rank_lower(kvecs + column_vectors(net, useful + [cand]), D) > base + len(useful):
+                    useful.append(cand)
+            pcol, wit6 = prove_column_relations(net, useful, dd, aa, budget=sign_budget)
+            if pcol:
+                kvecs = kvecs + column_vectors(net, pcol)
+                upper = D - _kernel_rank_lower(kvecs, D)
+            if wit6:
+                absorb(_with_neighbours(net, wit6))
+        if pdead or pact or pco or psame or pneed or prel or pcol:
             lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
                        f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
                        f", {len(pco)} pairs never both active, {len(psame)} pairs with the same activation "
                        f"where an input is active, {len(pneed)} neurons active wherever a successor is, "
-                       f"{len(prel)} affine relations where a neuron is active")
+                       f"{len(prel)} affine relations where a neuron is active, "
+                       f"{len(pcol)} sensitivity relations on a column")
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")

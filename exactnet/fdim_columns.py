@@ -1,0 +1,259 @@
+"""Kernel vectors of the functional dimension from *sensitivity relations* on a column.
+
+Layer of :mod:`exactnet.fdim` (its step 3c): upper bounds on the functional dimension need
+vectors ``v`` proved to satisfy ``J(x) v = 0`` at every strictly generic input ``x``.
+This module proves one family: ``v`` supported on column ``j`` of ``W_l`` (the weights from
+neuron ``(l-1, j)`` into layer ``l``, ``2 <= l <= L-1``). There
+
+    J(x) v = h_(l-1,j)(x) * S(x),   S(x) = sum_i v_i c_(l,i)(x),
+
+where ``c_(l,i) = d f / d z_(l,i)`` is a function of the activation pattern of layers ``l..L-1``
+only: ``c_(L-1,k) = [z_(L-1,k) > 0] W_L[:,k]`` and ``c_(l,i) = [z_(l,i) > 0] sum_m W_(l+1)[m,i]
+c_(l+1,m)``. Where ``z_(l-1,j) < 0`` the factor ``h`` is 0. So ``v`` is a kernel vector as soon as
+every activation pattern of layers ``l..L-1`` that some strictly generic ``x`` with
+``z_(l-1,j)(x) > 0`` has gives ``S = 0``.
+
+**Proposal.** The sample (points of :func:`exactnet.fdim.functional_dimension`) gives the
+rows ``(c_(l,i)(x))_i`` at its points with ``z_(l-1,j) > 0``; every vector of their exact null
+space is a candidate. Floats and samples only propose.
+
+**Proof** (:func:`prove_column_relation`): branch and bound over the patterns of the neurons of
+layers ``l..L-1`` (those not already proved dead or stably active). A node fixes some of them
+active or inactive; all hidden neurons not fixed are relaxed (``h >= 0``, ``h >= y``), a superset
+of the graph of the network. Its LP maximises ``t`` under ``y - t >= 0`` for each fixed-active
+neuron, ``-y - t >= 0`` for each fixed-inactive one and ``z_(l-1,j) - t >= 0``. A node is closed
+
+* when exact multipliers prove ``sup t <= 0`` (no strictly generic point has these signs:
+  the certificate is checked in ``fmpq`` by :func:`exactnet.fdim._exact_multipliers`), or
+* when every neuron of layers ``l..L-1`` is fixed and ``S = 0`` for that pattern (exact).
+
+The children of a node (one more neuron fixed either way) cover it, so the closed leaves cover
+every strictly generic ``x`` with ``z_(l-1,j) > 0``. A full pattern with ``S != 0`` and ``t > 0``
+is refuted when the LP's point, rounded, is checked exactly to be a network point with that
+pattern (it becomes a sample point); otherwise the relaxed lower neurons are branched on as in
+:func:`exactnet.fdim._neuron_never_positive`. Out of nodes: undecided, and nothing is claimed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from typing import Sequence
+
+from flint import fmpq, fmpz_mat
+
+from .network import Network
+from .qq import common_denominator
+
+__all__ = ["column_candidates", "prove_column_relation", "prove_column_relations", "column_vectors",
+           "sensitivities"]
+
+
+def sensitivities(net: Network, pattern: dict, l: int) -> list[list[fmpq]] | None:
+    """``c_(l,i)`` (a vector over the outputs) for every ``i`` of layer ``l``, or None when some neuron
+    of layers ``l..L-1`` has no state in ``pattern`` (``(layer, index) -> bool``, True = active)."""
+    L, A = net.depth, net.architecture
+    W = net.weights(L)
+    c = [[W[o][k] for o in range(A[L])] for k in range(A[L - 1])]  # before the indicator of L-1
+    for layer in range(L - 1, l - 1, -1):
+        states = [pattern.get((layer, k)) for k in range(A[layer])]
+        if any(s is None for s in states):
+            return None
+        c = [row if s else [fmpq(0)] * A[L] for row, s in zip(c, states)]
+        if layer == l:
+            return c
+        Wl = net.weights(layer)
+        c = [[sum((Wl[m][i] * c[m][o] for m in range(A[layer]) if Wl[m][i] and c[m][o]), fmpq(0))
+              for o in range(A[L])] for i in range(A[layer - 1])]
+    return None
+
+
+def _pattern_of(z, net: Network) -> dict:
+    return {(l, i): z[l - 1][i] > 0 for l in range(1, net.depth) for i in range(net.architecture[l])}
+
+
+def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip: frozenset = frozenset()):
+    """Candidates ``((l-1, j), l, v)`` from the sample's pre-activations ``zs`` (see the module docstring).
+    ``skip``: neurons ``(l-1, j)`` left out (dead or irrelevant ones)."""
+    L, A = net.depth, net.architecture
+    out = []
+    pats = [_pattern_of(z, net) for z in zs]
+    for l in range(2, L):
+        for j in range(A[l - 1]):
+            if (l - 1, j) in skip:
+                continue
+            cols = [i for i in range(A[l]) if net.weights(l)[i][j] != 0]
+            if len(cols) < 2:
+                continue
+            rows = []
+            for z, pat in zip(zs, pats):
+                if z[l - 2][j] > 0:
+                    c = sensitivities(net, pat, l)
+                    for o in range(A[L]):
+                        rows.append([c[i][o] for i in cols])
+            if not rows:
+                continue
+            ints = []
+            for r in rows:
+                d = common_denominator(r)
+                ints.append([int((x * d).p) for x in r])
+            X, nullity = fmpz_mat(ints).nullspace()
+            for k in range(nullity):
+                v = [fmpq(0)] * A[l]
+                for t, i in enumerate(cols):
+                    v[i] = fmpq(X[t, k])
+                top = max(abs(x) for x in v)
+                out.append(((l - 1, j), l, [x / top for x in v]))
+    return out
+
+
+def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequence[fmpq], dead: set,
+                          active: set, max_nodes: int = 200, deadline: float | None = None):
+    """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
+    (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.perf_counter()`` value)."""
+    import numpy as np
+    from scipy.optimize import linprog
+
+    from .fdim import _exact_multipliers
+
+    L, A, n0 = net.depth, net.architecture, net.input_dim
+    zero = fmpq(0)
+    index, nv = {}, n0
+    for layer in range(1, L):
+        for i in range(A[layer]):
+            index[(layer, i)] = nv
+            nv += 1
+    nt = nv  # the variable t
+    nv += 1
+
+    def affine(layer, i):  # y_(layer,i) over the variables, and its constant
+        a = [zero] * nv
+        for jj, w in enumerate(net.weights(layer)[i]):
+            if w:
+                a[jj if layer == 1 else index[(layer - 1, jj)]] = w
+        return a, net.biases(layer)[i]
+
+    Y = {k: affine(*k) for k in index}
+    order = [k for k in index if k[0] >= l and k not in dead and k not in active]
+    fixed0 = {k: False for k in dead} | {k: True for k in active}
+
+    def unit(k, s=1):
+        a = [zero] * nv
+        a[index[k]] = fmpq(s)
+        return a
+
+    def constraints(state):
+        G, g = [], []
+        for k, (a, b) in Y.items():
+            st = state.get(k)
+            hk = unit(k)
+            if st is True:
+                G += [[h - y for h, y in zip(hk, a)], [y - h for h, y in zip(hk, a)]]
+                g += [-b, b]
+                G.append(list(a[:nt]) + [fmpq(-1)] + a[nt + 1:]) if k in order else G.append(list(a))
+                g.append(b)
+            elif st is False:
+                G += [hk, unit(k, -1)]
+                g += [zero, zero]
+                G.append([-y for y in a[:nt]] + [fmpq(-1)] + a[nt + 1:] if k in order else [-y for y in a])
+                g.append(-b)
+            else:
+                G += [hk, [h - y for h, y in zip(hk, a)]]
+                g += [zero, -b]
+        a, b = Y[neuron]
+        G.append(list(a[:nt]) + [fmpq(-1)] + a[nt + 1:])
+        g.append(b)
+        return G, g
+
+    obj = [zero] * nv
+    obj[nt] = fmpq(1)
+    cobj = np.zeros(nv)
+    cobj[nt] = 1.0
+    stack, nodes = [dict(fixed0)], 0
+    while stack:
+        nodes += 1
+        if nodes > max_nodes or (deadline is not None and time.perf_counter() > deadline):
+            return None, None
+        state = stack.pop()
+        G, g = constraints(state)
+        Gf = np.array([[float(x) for x in row] for row in G])
+        gf = np.array([float(x) for x in g])
+        bounds = [(None, None)] * nt + [(None, 1.0)]  # t <= 1 keeps the LP bounded
+        res = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=bounds, method="highs")
+        if res.status == 2:  # infeasible: Farkas multipliers from the slack LP
+            Ga = np.hstack([Gf, np.ones((len(G), 1))])
+            r2 = linprog(np.r_[np.zeros(nv), 1.0], A_ub=-Ga, b_ub=gf,
+                         bounds=[(None, None)] * nt + [(None, 1.0), (0, None)], method="highs")
+            if r2.status != 0:
+                return None, None
+            lam = -r2.ineqlin.marginals
+            S = [k for k in range(len(G)) if lam[k] > 1e-9]
+            Gt, gt = G + [[zero] * nt + [fmpq(-1)]], g + [fmpq(1)]  # t <= 1 as a row
+            if _exact_multipliers(Gt, gt, obj, zero, S, infeasible=True) is None:
+                return None, None
+            continue
+        if res.status != 0:
+            return None, None
+        if -res.fun <= 1e-9:
+            lam = -res.ineqlin.marginals
+            S = [k for k in range(len(G)) if lam[k] > 1e-9]
+            if _exact_multipliers(G, g, obj, zero, S, False) is not None:
+                continue  # no strictly generic point with these signs
+        nxt = next((k for k in order if k not in state), None)
+        if nxt is None:
+            c = sensitivities(net, state, l)
+            if all(sum((vi * c[i][o] for i, vi in enumerate(v) if vi), zero) == 0 for o in range(A[L])):
+                continue
+            best, bk = 1e-9, None  # a relaxed lower neuron whose h sits above relu(y)
+            for k, (a, b) in Y.items():
+                if k in state:
+                    continue
+                y = sum(float(ai) * res.x[jj] for jj, ai in enumerate(a) if ai) + float(b)
+                gap = res.x[index[k]] - max(0.0, y)
+                if gap > best:
+                    best, bk = gap, k
+            if bk is None:
+                x = [fmpq(round(t * 4096), 4096) for t in res.x[:n0]]
+                z = net.preactivations(x)
+                pat = _pattern_of(z, net)
+                if z[neuron[0] - 1][neuron[1]] > 0 and net.is_generic_point(x) and \
+                        all(pat[k] == s for k, s in state.items()):
+                    return False, x
+                return None, None
+            nxt = bk
+        for s in (False, True):
+            child = dict(state)
+            child[nxt] = s
+            stack.append(child)
+    return True, None
+
+
+def prove_column_relations(net: Network, candidates, dead, active, budget: float = 10.0,
+                           max_nodes: int = 5000) -> tuple[list, list]:
+    """The proved candidates and exact refuting points (see :func:`prove_column_relation`)."""
+    if importlib.util.find_spec("scipy") is None:
+        return [], []
+    t0 = time.perf_counter()
+    proved, witnesses = [], []
+    for cand in candidates:
+        if time.perf_counter() - t0 > budget:
+            break
+        neuron, l, v = cand
+        ok, x = prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=max_nodes,
+                                      deadline=t0 + budget)
+        if ok:
+            proved.append(cand)
+        elif x is not None:
+            witnesses.append(x)
+    return proved, witnesses
+
+
+def column_vectors(net: Network, proved) -> list[list[fmpq]]:
+    """Kernel vectors of proved candidates: ``v`` on column ``j`` of ``W_l``."""
+    D, vecs = net.num_parameters, []
+    for (lm1, j), l, v in proved:
+        u = [fmpq(0)] * D
+        for i, vi in enumerate(v):
+            u[net.parameter_index(l, i, j)] = vi
+        vecs.append(u)
+    return vecs

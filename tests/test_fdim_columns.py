@@ -1,0 +1,105 @@
+"""Sensitivity relations on a column (exactnet.fdim_columns) against independent oracles:
+exact finite differences for the sensitivities, the region complex for the proved relations."""
+
+import random
+
+import pytest
+from flint import fmpq
+
+from exactnet.fdim import functional_dimension, sign_facts, stacked_jacobian
+from exactnet.fdim_columns import (column_candidates, column_vectors, prove_column_relations,
+                                   sensitivities)
+from exactnet.network import Network
+from exactnet.randnet import random_network
+from exactnet.regions import compute_regions
+
+pytest.importorskip("scipy")
+
+CASES = [((2, 3, 3, 1), s) for s in range(4)] + [((2, 3, 3, 3, 1), s) for s in range(6)] + \
+    [((2, 2, 3, 3, 1), s) for s in range(4)]
+
+
+def _pattern(net, x):
+    z = net.preactivations(x)
+    return {(l, i): z[l - 1][i] > 0 for l in range(1, net.depth) for i in range(net.architecture[l])}
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 2), 0), ((3, 2, 3, 2, 1), 1), ((2, 3, 3, 3, 1), 2)])
+def test_sensitivities_are_the_derivatives_in_the_biases(arch, seed):
+    net = random_network(arch, seed=seed)
+    rng = random.Random(seed)
+    eps = fmpq(1, 10 ** 40)
+    for _ in range(5):
+        x = [fmpq(rng.randint(-30, 30), rng.randint(1, 7)) for _ in range(net.input_dim)]
+        if not net.is_generic_point(x):
+            continue
+        f0 = net.evaluate(x)
+        for l in range(1, net.depth):
+            c = sensitivities(net, _pattern(net, x), l)
+            for i in range(net.architecture[l]):
+                W, b = net.weights(l), list(net.biases(l))
+                b[i] += eps
+                f1 = net.replace_layer(l, W, b).evaluate(x)
+                assert [(u - v) / eps for u, v in zip(f1, f0)] == c[i]
+
+
+@pytest.mark.parametrize("arch,seed", CASES)
+def test_proved_column_relations_hold_on_every_cell(arch, seed):
+    net = random_network(arch, seed=seed, max_num=5, max_den=2)
+    rng = random.Random(seed)
+    few = [[fmpq(rng.randint(-20, 20), rng.randint(1, 4)) for _ in range(2)] for _ in range(8)]
+    few = [x for x in few if net.is_generic_point(x)]
+    dd, aa, _, irr = sign_facts(net)
+    cands = column_candidates(net, [net.preactivations(x) for x in few], skip=frozenset(dd | irr))
+    proved, wit = prove_column_relations(net, cands, dd, aa, budget=30.0)
+    cx = compute_regions(net, certificate=False)
+    for cell in cx.cells:
+        x = list(cell.interior_point)
+        if not net.is_generic_point(x):
+            continue
+        z, pat = net.preactivations(x), _pattern(net, x)
+        for (lm1, j), l, v in proved:
+            if z[lm1 - 1][j] > 0:
+                c = sensitivities(net, pat, l)
+                assert all(sum((vi * c[i][o] for i, vi in enumerate(v)), fmpq(0)) == 0
+                           for o in range(net.output_dim))
+    for x in wit:  # a refutation: some candidate's J(x) v is not 0 there
+        rows = stacked_jacobian(net, [x])
+        assert any(any(sum((a * b for a, b in zip(row, u)), fmpq(0)) != 0 for row in rows)
+                   for u in column_vectors(net, cands))
+    ref = functional_dimension(net, use_regions=True, prove_signs=False, seed=seed)
+    if ref.status == "exact" and ref.complete:
+        rows = stacked_jacobian(net, ref.points)
+        for u in column_vectors(net, proved):
+            assert all(sum((a * b for a, b in zip(row, u)), fmpq(0)) == 0 for row in rows)
+
+
+def test_column_relation_closes_a_gap_the_complex_confirms(monkeypatch):
+    import exactnet.fdim_columns as C
+
+    net = random_network((2, 3, 3, 3, 1), 14)  # found by scanning seeds against the complex
+    ref = functional_dimension(net, use_regions=True, prove_signs=False, seed=14)
+    assert ref.status == "exact" and ref.complete
+    fast = functional_dimension(net, use_regions=False, seed=14)
+    assert fast.status == "exact" and fast.functional_dimension == ref.functional_dimension
+    assert "0 sensitivity relations" not in fast.note
+    monkeypatch.setattr(C, "prove_column_relations", lambda *a, **k: ([], []))
+    without = functional_dimension(net, use_regions=False, seed=14)
+    assert without.status == "lower-bound" and without.upper_bound > ref.functional_dimension
+
+
+def test_a_false_relation_is_refuted_not_proved():
+    # f = relu(h11 - 1) + relu(h12 - 1), h1k = relu(x1 +- x2): perturbing W2[1,1] against W2[2,1] is
+    # seen where x1 + x2 > 1 > x1 - x2 (then (2,1) is active and (2,2) is not)
+    from exactnet.fdim_columns import prove_column_relation
+
+    net = Network.from_lists([
+        ([[1, 1], [1, -1]], [0, 0]),
+        ([[1, 0], [1, 1]], [-1, -1]),
+        ([[1, 1]], [0]),
+    ])
+    for col, v in ((0, [fmpq(1), fmpq(-1)]), (1, [fmpq(1), fmpq(0)])):
+        ok, x = prove_column_relation(net, (1, col), 2, v, set(), set())
+        assert ok is False and net.is_generic_point(x)
+        u = column_vectors(net, [((1, col), 2, v)])[0]
+        assert sum((a * b for a, b in zip(stacked_jacobian(net, [x])[0], u)), fmpq(0)) != 0
