@@ -418,6 +418,175 @@ def resolve_forced(entry):
     return terms, best
 
 
+def _angle_key_first(fin, px, py, pd):
+    """Index of the corner of ``fin`` (integer homogeneous, ``T > 0``) that
+    :func:`exactnet.regions._angle_cmp` puts first around the point ``(px, py) / pd``
+    (``pd > 0``): the same comparison in integers (every difference is scaled by the positive
+    ``T pd``, which changes no sign)."""
+    best = -1
+    bh = bx = by = 0
+    for k, (X, Y, T) in enumerate(fin):
+        ax = X * pd - px * T
+        ay = Y * pd - py * T
+        h = 0 if (ay > 0 or (ay == 0 and ax > 0)) else 1
+        if best < 0 or h < bh or (h == bh and ax * by - ay * bx > 0):
+            best, bh, bx, by = k, h, ax, ay
+    return best
+
+
+def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint):
+    """The :class:`exactnet.regions.Cell` of every leaf (exact rationals built here).
+
+    Same values as :func:`finish_cell` + :func:`gradient_of` leaf by leaf; the rational forms
+    of records and of corners shared by several leaves are built once (cached by identity of
+    the record / value of the integer corner)."""
+    qv = {}  # integer corner -> (fmpq, fmpq)
+    rq = {}  # id(record) -> (record, normal, offset)
+    W, dW = ints[-1][0].tolist(), ints[-1][1]
+    Wrows = [[int(x) for x in r] for r in W]
+    nW = len(Wrows)
+    cells = []
+    for leaf in leaves:
+        if timeout is not None and time.monotonic() - start > timeout:
+            raise LimitError(f"timeout of {timeout} s reached while finishing cells")
+        V, E = leaf.V, leaf.E
+        k = len(V)
+        fin, recs, wit = [], [], {}
+        bounded = True
+        sx = sy = 0
+        den = 1
+        nfin = 0
+        dirs = []
+        prev = E[-1]
+        for i in range(k):
+            v, e = V[i], E[i]
+            T = v[2]
+            if T:
+                nfin += 1
+                if T != 1:
+                    den = lcm(den, T)
+                if prev is not e:
+                    fin.append(v)
+                elif e is not None and id(e) not in wit:
+                    q = qv.get(v)
+                    if q is None:
+                        q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
+                    wit[id(e)] = q  # a pseudo-corner: relative interior of its facet
+            else:
+                bounded = False
+                dirs.append(v)
+            prev = e
+        seen = set()
+        for i in range(k):
+            e = E[i]
+            if e is None or id(e) in seen:
+                continue
+            seen.add(id(e))
+            recs.append(e)
+            if id(e) not in wit:
+                v, w = V[i], V[i + 1 if i + 1 < k else 0]
+                if v[2] and w[2]:
+                    t = 2 * v[2] * w[2]
+                    wit[id(e)] = (fmpq(v[0] * w[2] + w[0] * v[2], t), fmpq(v[1] * w[2] + w[1] * v[2], t))
+                elif v[2]:
+                    wit[id(e)] = (fmpq(v[0] + w[0] * v[2], v[2]), fmpq(v[1] + w[1] * v[2], v[2]))
+                else:
+                    wit[id(e)] = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
+        if nfin:
+            for v in V:
+                T = v[2]
+                if T:
+                    f = den // T
+                    sx += v[0] * f
+                    sy += v[1] * f
+            den *= nfin
+            for d in dirs:
+                sx += d[0] * den
+                sy += d[1] * den
+            point, pint = _simplify_int(sx, sy, den, recs)
+        else:
+            point, pint = (Q0, Q0), (0, 0, 1)
+        if box is not None:
+            bounded = True
+        cons = []
+        for r in recs:
+            ent = rq.get(id(r))
+            if ent is None:
+                S = r[3]
+                ent = rq[id(r)] = (r, (fmpq(r[0], S), fmpq(r[1], S)), fmpq(r[2], S))
+            tag = r[4]
+            if tag[0] == "box":
+                cons.append(Constraint(ent[1], ent[2], None, None, wit[id(r)], (tag[1], tag[2])))
+            else:
+                cons.append(Constraint(ent[1], ent[2], tag, None, wit[id(r)], None))
+        if want_v and fin:
+            cq = []
+            for v in fin:
+                q = qv.get(v)
+                if q is None:
+                    q = qv[v] = (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
+                cq.append(q)
+            b = _angle_key_first(fin, *pint)
+            corners = tuple(cq[b:] + cq[:b])
+        else:
+            corners = ()
+        # output layer: G = [d W | d b] [M; 0 0 D] in Python integers (a few rows)
+        M, D = leaf.M, leaf.D
+        S = dW * D
+        act = [(i, r) for i, r in enumerate(M) if r[0] or r[1] or r[2]]
+        gq, offs = [], []
+        for wr in Wrows:
+            g0 = g1 = 0
+            g2 = wr[-1] * D
+            for i, r in act:
+                w = wr[i]
+                if w:
+                    g0 += w * r[0]
+                    g1 += w * r[1]
+                    g2 += w * r[2]
+            gq.append(fmpq(g0, S))
+            gq.append(fmpq(g1, S))
+            offs.append(fmpq(g2, S))
+        G = fmpq_mat(nW, 2, gq)
+        bits = leaf.bits
+        pattern, kk = [], 0
+        for w in widths:
+            pattern.append(tuple(bits[kk : kk + w]))
+            kk += w
+        cells.append(
+            Cell(
+                tuple(pattern),
+                point,
+                tuple(cons),
+                G,
+                tuple(offs),
+                corners if (bounded and want_v) else None,
+                bounded,
+                corners,
+                tuple(leaf.zero),
+                dict(leaf.forced),
+                tuple(leaf.sides),
+            )
+        )
+    return cells
+
+
+def _simplify_int(sx, sy, den, recs):
+    """:func:`_simplify`, also returning the point as integers ``(x, y, d)``, ``d > 0``."""
+    for kk in range(31):
+        s = 1 << kk
+        u = (2 * sx * s + den) // (2 * den)
+        v = (2 * sy * s + den) // (2 * den)
+        ok = True
+        for r in recs:
+            if r[0] * u + r[1] * v + r[2] * s <= 0:
+                ok = False
+                break
+        if ok:
+            return (fmpq(u, s), fmpq(v, s)), (u, v, s)
+    return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
+
+
 def gradient_of(cell, ints):
     """Exact ``(gradient fmpq_mat, offsets)`` of the output layer on the leaf."""
     G, S, _ = _layer_G(ints[-1], cell.M, cell.D)
