@@ -75,7 +75,13 @@ solved and re-checked in ``fmpq``). Proved facts add kernel vectors and lower ``
 and the first factor is 0 where ``z_(l,i) < 0`` (it generalises the never-both-active pairs and
 the mixing of stably active neurons to neurons that share an active set). A refuted proposal
 yields an exact point where the relation fails: it joins the sample, which often lifts the
-lower bound to ``U`` (up to three rounds).
+lower bound to ``U`` (up to three rounds). Also in (3): a neuron whose every successor is
+irrelevant or never active together with it is irrelevant, and a neuron proved active
+wherever a successor that matters is active (:func:`prove_active_where_needed`) gets the bias
+shift of a stably active neuron.
+(3c) Still below ``U``: *sensitivity relations on a column* (:mod:`exactnet.fdim_columns`): the
+weights out of one neuron along a direction ``v`` with ``sum_i v_i d f/d z_(l,i) = 0`` wherever
+that neuron is active, proved by branch and bound over the patterns of the upper layers.
 (4) Only if the rank still stays below ``U``, and ``use_regions``: the exact complex of
 :mod:`exactnet.regions` (within ``max_cells``/``timeout``); when it is complete its points
 give the exact rank over Q. Otherwise the answer is labelled ``"lower-bound"`` with both
