@@ -1115,6 +1115,7 @@ class FdimResult:
     seconds: float
     upper_bound: int = 0
     note: str = ""
+    kernel_vectors: list = field(default_factory=list, repr=False)  # proved: J(z) v = 0 for all z
 
     def certificate_points(self) -> list[list[fmpq]]:
         """The points whose Jacobian rows carry the nonzero ``(D-N) x (D-N)`` minor."""
@@ -1450,6 +1451,7 @@ def functional_dimension(
         seconds=time.perf_counter() - t0,
         upper_bound=upper,
         note=note,
+        kernel_vectors=kvecs,
     )
 
 
