@@ -267,6 +267,8 @@ def _float_lp(c, A, b, x0, maxit=60):
     vertex); phase 2 is the usual vertex-to-vertex simplex.
     """
     n = len(x0)
+    if n == 3:
+        return _float_lp3(c, A, b, x0, maxit)
     m = len(A)
     s = [sum(map(_mul, a, x0)) + bk for a, bk in zip(A, b)]  # slacks at x
     free = [True] * m
@@ -344,6 +346,105 @@ def _float_lp(c, A, b, x0, maxit=60):
             rk = sum(map(_mul, a, d))
             if rk < -1e-12:
                 tk = max(sum(map(_mul, a, x)) + b[k], 0.0) / -rk
+                if t is None or tk < t:
+                    t, kb = tk, k
+        if kb < 0:
+            return ("ray", B, i)
+        free[B[i]] = True
+        free[kb] = False
+        B = B[:i] + [kb] + B[i + 1 :]
+    return None
+
+
+def _float_lp3(c, A, b, x0, maxit=60):
+    """:func:`_float_lp` for ``n = 3`` with the vector operations written out (the same float
+    operations in the same order, so the same proposals; still only hints)."""
+    m = len(A)
+    c0, c1, c2 = c
+    y0, y1, y2 = x0
+    s = [a0 * y0 + a1 * y1 + a2 * y2 + bk for (a0, a1, a2), bk in zip(A, b)]
+    free = [True] * m
+    W = []
+    Q = []
+    cn = (c0 * c0 + c1 * c1 + c2 * c2) ** 0.5
+    for _ in range(3):
+        d0, d1, d2 = -c0, -c1, -c2
+        for q0, q1, q2 in Q:
+            t = q0 * d0 + q1 * d1 + q2 * d2
+            d0, d1, d2 = d0 - t * q0, d1 - t * q1, d2 - t * q2
+        nd = (d0 * d0 + d1 * d1 + d2 * d2) ** 0.5
+        if nd < 1e-9 * (1.0 + cn):
+            best = None
+            for j in range(3):
+                e = [0.0] * 3
+                e[j] = 1.0
+                for q in Q:
+                    t = q[j]
+                    e = [ei - t * qi for ei, qi in zip(e, q)]
+                ne = sum(map(_mul, e, e))
+                if best is None or ne > best[0]:
+                    best = (ne, e)
+            d0, d1, d2 = best[1]
+            nd = best[0] ** 0.5
+            if nd < 1e-9:
+                return None
+        d0, d1, d2 = d0 / nd, d1 / nd, d2 / nd
+        for attempt in (0, 1):
+            r = [a0 * d0 + a1 * d1 + a2 * d2 for a0, a1, a2 in A]
+            t, kb = None, -1
+            for k in range(m):
+                rk = r[k]
+                if rk < -1e-12 and free[k]:
+                    tk = s[k] / -rk
+                    if t is None or tk < t:
+                        t, kb = tk, k
+            if kb >= 0:
+                break
+            if attempt == 0 and abs(c0 * d0 + c1 * d1 + c2 * d2) < 1e-12 * (1.0 + cn):
+                d0, d1, d2 = -d0, -d1, -d2
+                continue
+            return None
+        if t < 0.0:
+            t = 0.0
+        s = [sk + t * rk for sk, rk in zip(s, r)]
+        s[kb] = 0.0
+        free[kb] = False
+        W.append(kb)
+        v0, v1, v2 = A[kb]
+        for q0, q1, q2 in Q:
+            t = q0 * v0 + q1 * v1 + q2 * v2
+            v0, v1, v2 = v0 - t * q0, v1 - t * q1, v2 - t * q2
+        nv = (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5
+        if nv < 1e-12:
+            return None
+        Q.append((v0 / nv, v1 / nv, v2 / nv))
+    B = W
+    lim = -1e-11 * (1.0 + cn)
+    for _ in range(maxit):
+        inv = _inv_small([A[k] for k in B], 3)
+        if inv is None:
+            return None
+        (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = inv
+        l0 = i00 * c0 + i10 * c1 + i20 * c2
+        l1 = i01 * c0 + i11 * c1 + i21 * c2
+        l2 = i02 * c0 + i12 * c1 + i22 * c2
+        if l1 < l0:
+            i, li = (2, l2) if l2 < l1 else (1, l1)
+        else:
+            i, li = (2, l2) if l2 < l0 else (0, l0)
+        if li >= lim:
+            return ("opt", B)
+        d0, d1, d2 = inv[0][i], inv[1][i], inv[2][i]
+        r0, r1, r2 = -b[B[0]], -b[B[1]], -b[B[2]]
+        x0_, x1_, x2_ = i00 * r0 + i01 * r1 + i02 * r2, i10 * r0 + i11 * r1 + i12 * r2, i20 * r0 + i21 * r1 + i22 * r2
+        t, kb = None, -1
+        for k in range(m):
+            if not free[k]:
+                continue
+            a0, a1, a2 = A[k]
+            rk = a0 * d0 + a1 * d1 + a2 * d2
+            if rk < -1e-12:
+                tk = max(a0 * x0_ + a1 * x1_ + a2 * x2_ + b[k], 0.0) / -rk
                 if t is None or tk < t:
                     t, kb = tk, k
         if kb < 0:
@@ -490,13 +591,23 @@ def check_ray(obj_int, rows_int, B, i, n):
     return X, T, D
 
 
-def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=None):
+def checked_prep(aux, n):
+    """The per-constraint-list inputs of :func:`minimize_checked` (float rows, float offsets,
+    integer rows), computed once for the many LPs over the same constraints."""
+    rows_int = [a[0] for a in aux]
+    if all(a[2] is not None for a in aux):
+        return [a[2][:n] for a in aux], [a[2][n] for a in aux], rows_int
+    return None, None, rows_int
+
+
+def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=None, prep=None):
     """:func:`minimize` with a float proposal verified exactly (same results, same guarantees).
 
     ``aux[k] = (ints, scale, floats)`` caches constraint ``k`` as a positive integer multiple
     (``ints = scale * (a_k, c_k)``) and as floats; ``obj_aux`` the same for ``(obj, 0)``.
     ``propose(c, A, b, x0)`` (default :func:`_float_lp`) may be replaced, e.g. by tests; its
     answer is only a hint. The result is the exact simplex's whenever the hint fails its check.
+    ``prep``: :func:`checked_prep` of ``aux`` when the caller has it already.
     """
     n = len(x0)
     if aux is None:
@@ -504,10 +615,12 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
     if obj_aux is None:
         obj_aux = _aux(obj, Q0)
     m = len(rows)
+    if prep is None:
+        prep = checked_prep(aux, n)
     xf = _floats(x0)
-    if m >= n and n and xf is not None and obj_aux[2] is not None and all(a[2] is not None for a in aux):
+    if m >= n and n and xf is not None and obj_aux[2] is not None and prep[0] is not None:
         try:
-            prop = (propose or _float_lp)(obj_aux[2][:n], [a[2][:n] for a in aux], [a[2][n] for a in aux], xf)
+            prop = (propose or _float_lp)(obj_aux[2][:n], prep[0], prep[1], xf)
         except (ArithmeticError, ValueError):  # a float failure is no answer: the exact simplex decides
             prop = None
         ok = (
@@ -518,7 +631,7 @@ def minimize_checked(obj, rows, offsets, x0, obj_aux=None, aux=None, propose=Non
             and all(isinstance(k, int) and 0 <= k < m for k in prop[1])
         )
         if ok:
-            rows_int = [a[0] for a in aux]
+            rows_int = prep[2]
             oi = obj_aux[0][:n]
             so = obj_aux[1]
             if prop[0] == "opt":

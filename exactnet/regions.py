@@ -74,7 +74,7 @@ from typing import Callable, Sequence
 from flint import fmpq, fmpq_mat, fmpz_mat
 
 from .errors import LimitError, ShapeError, ValueRangeError
-from .lp import _aux, _floats, float_lp_batch, minimize, minimize_checked
+from .lp import _aux, _floats, checked_prep, float_lp_batch, minimize, minimize_checked
 from .network import Layer, Network
 from .qq import to_q
 
@@ -195,7 +195,7 @@ def slice_network(net: Network, p0, p1, p2) -> Network:
 
 
 class _Node:
-    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides", "vr", "wit")
+    __slots__ = ("cons", "p", "bits", "zero", "forced", "sides", "vr", "wit", "lpd")
 
     def __init__(self, cons, p, bits, zero, forced, sides):
         self.cons = cons  # list of (normal tuple, offset, tag)
@@ -206,6 +206,7 @@ class _Node:
         self.sides = sides
         self.vr = None  # 2-D: cached exact V-representation (vertices, rays) or False
         self.wit = {}  # constraint tag -> a point where it is 0 and the others were > 0
+        self.lpd = None  # cached LP inputs of cons (_node_lp)
 
 
 def _vrep2(cons):
@@ -320,24 +321,32 @@ def _neg_aux(aux):
     return [-v for v in aux[0]], aux[1], [-v for v in aux[2]]
 
 
-def _lp_min(g, cons, p, gaux=None, prop=None):
+def _lp_data(cons, n):
+    """``(cons, rows, offsets, aux, prep)``: the inputs of :func:`_lp_min` for ``cons``."""
+    auxs = [c[3] if len(c) > 3 else _aux(c[0], c[1]) for c in cons]
+    return cons, [c[0] for c in cons], [c[1] for c in cons], auxs, checked_prep(auxs, n)
+
+
+def _node_lp(node):
+    """The node's cached :func:`_lp_data` (rebuilt when ``node.cons`` was replaced)."""
+    d = node.lpd
+    if d is None or d[0] is not node.cons:
+        d = node.lpd = _lp_data(node.cons, len(node.p))
+    return d
+
+
+def _lp_min(g, cons, p, gaux=None, prop=None, data=None):
     """``min g`` over the cell: ("optimal", x, g(x), lam) with ``g = g(x) + sum lam h``, or a ray.
 
     A float64 simplex proposes the optimal basis and exact integer checks decide
     (:func:`exactnet.lp.minimize_checked`); the exact simplex answers whenever a check fails.
     ``gaux`` / ``c[3]``: the cached integer and float forms of ``g`` and the constraints;
     ``prop``: a proposal already computed by :func:`exactnet.lp.float_lp_batch` (checked
-    exactly like any other).
+    exactly like any other). ``data``: :func:`_lp_data` of ``cons`` when cached.
     """
-    res = minimize_checked(
-        g[0],
-        [c[0] for c in cons],
-        [c[1] for c in cons],
-        p,
-        gaux,
-        [c[3] if len(c) > 3 else _aux(c[0], c[1]) for c in cons],
-        (lambda *a: prop) if prop is not None else None,
-    )
+    if data is None:
+        data = _lp_data(cons, len(p))
+    res = minimize_checked(g[0], data[1], data[2], p, gaux, data[3], (lambda *a: prop) if prop is not None else None, data[4])
     if res[0] == "optimal":
         return ("optimal", res[1], res[2] + g[1], res[3])
     return res
@@ -385,7 +394,7 @@ def _split(node: _Node, g, tag, want_cert: bool, prop=None):
     h = (normal, off) if pos else neg  # h(p) > 0
     haux = gaux if pos else _neg_aux(gaux)
     vr = _node_vr(node)
-    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p, haux, prop)
+    res = _min_vr(h, vr) if vr else _lp_min(h, node.cons, node.p, haux, prop, _node_lp(node))
     if res[0] == "optimal" and res[2] >= 0:
         forced = dict(node.forced)
         lam = res[3]
@@ -396,6 +405,7 @@ def _split(node: _Node, g, tag, want_cert: bool, prop=None):
         kid = _Node(node.cons, node.p, node.bits + ((1,) if pos else (0,)), node.zero, forced, node.sides + (0,))
         kid.vr = node.vr
         kid.wit = node.wit
+        kid.lpd = node.lpd
         return [kid]
     hp = _ev(h, node.p)
     if res[0] == "optimal":
@@ -549,12 +559,21 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
         props = dict(zip(todo, float_lp_batch([A[k] for k in todo], A, b, _fl_p(p), excl=todo)))
     ws = []
     k = 0
+    # the LP inputs of every kept constraint (built at the first LP, kept in step with `kept`),
+    # sliced per LP
+    par = []
+
+    def drop(k):
+        kept.pop(k)
+        ids.pop(k)
+        for L in par:
+            L.pop(k)
+
     while k < len(kept):
         c = kept[k]
         others = kept[:k] + kept[k + 1 :]
         if not any(c[0]):
-            kept.pop(k)
-            ids.pop(k)
+            drop(k)
             continue
         w = screen[ids[k]]
         if w is not None:
@@ -568,10 +587,22 @@ def _remove_redundant(cons, p, with_witness: bool, vr=None, wit=None):
                 pr = (pr[0], [pos[j] for j in pr[1]]) + tuple(pr[2:])
             else:
                 pr = None
-        res = _lp_min(c, others, p, c[3] if len(c) > 3 else None, pr) if others else ("unbounded", p, tuple(-a for a in c[0]))
+        if others:
+            if not par:
+                _, d_rows, d_offs, d_aux, (d_af, d_bf, d_ri) = _lp_data(kept, n)
+                allf = d_af is not None
+                if not allf:  # per constraint (None: not a float); checked per LP below
+                    d_af = [a[2][:n] if a[2] is not None else None for a in d_aux]
+                    d_bf = [a[2][n] if a[2] is not None else None for a in d_aux]
+                par[:] = [d_rows, d_offs, d_aux, d_af, d_bf, d_ri]
+            sl = [L[:k] + L[k + 1 :] for L in par]
+            fl = allf or all(x is not None for x in sl[3])
+            data = (others, sl[0], sl[1], sl[2], (sl[3], sl[4], sl[5]) if fl else (None, None, sl[5]))
+            res = _lp_min(c, others, p, c[3] if len(c) > 3 else None, pr, data)
+        else:
+            res = ("unbounded", p, tuple(-a for a in c[0]))
         if res[0] == "optimal" and res[2] >= 0:
-            kept.pop(k)
-            ids.pop(k)
+            drop(k)
             continue
         if with_witness or wit is not None:
             hp = _ev(c, p)
@@ -927,6 +958,7 @@ def _compute_regions(net, box, slice_, max_cells, timeout, progress, certificate
                         kid = _Node(nd.cons, nd.p, nd.bits + (bit,), nd.zero + ((tag,) if isz else ()), forced, nd.sides + (0,))
                         kid.vr = nd.vr
                         kid.wit = nd.wit
+                        kid.lpd = nd.lpd
                         nxt.append(kid)
                 elif nodes[0] is node and len(nodes) == 1:
                     nxt = first[i]
