@@ -128,6 +128,41 @@ class Cell:
     sides: tuple = ()  # per hidden neuron in order: 1 split on this branch, 0 forced
 
 
+_new = object.__new__
+
+
+def _mk_constraint(normal, offset, neuron, neighbour, witness, box_side):
+    """``Constraint(...)`` without the frozen dataclass ``__init__`` (same fields, same object:
+    equality, hash and repr come from the fields)."""
+    c = _new(Constraint)
+    d = c.__dict__
+    d["normal"] = normal
+    d["offset"] = offset
+    d["neuron"] = neuron
+    d["neighbour"] = neighbour
+    d["witness"] = witness
+    d["box_side"] = box_side
+    return c
+
+
+def _mk_cell(pattern, interior_point, constraints, gradient, offset, vertices, bounded, corners, zero, forced, sides):
+    """``Cell(...)`` with every field given, without the frozen dataclass ``__init__``."""
+    c = _new(Cell)
+    d = c.__dict__
+    d["pattern"] = pattern
+    d["interior_point"] = interior_point
+    d["constraints"] = constraints
+    d["gradient"] = gradient
+    d["offset"] = offset
+    d["vertices"] = vertices
+    d["bounded"] = bounded
+    d["corners"] = corners
+    d["zero"] = zero
+    d["forced"] = forced
+    d["sides"] = sides
+    return c
+
+
 class RegionComplex:
     """The activation regions of ``network`` (inside ``box`` when given)."""
 
@@ -1044,7 +1079,7 @@ def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, origina
 
     leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
     want_v = vertices if vertices is not None else True
-    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, Cell, Constraint)
+    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint)
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
     rc.has_vertices = want_v
     return rc

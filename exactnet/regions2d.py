@@ -191,11 +191,12 @@ def _signs_on(G, Garr, V):
 
 
 class _Cell:
-    __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D")
+    __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D", "out")
 
     def __init__(self, V, E, bits, zero, forced, sides, M, D):
         self.V, self.E, self.bits, self.zero = V, E, bits, zero
         self.forced, self.sides, self.M, self.D = forced, sides, M, D
+        self.out = None  # leaves: integer rows of the output map G (scale d_L D), when batched
 
 
 def _root(box):
@@ -214,11 +215,32 @@ def _root(box):
     return V, [ylo, xhi, yhi, xlo]
 
 
+def _out_batch(Wo, Garr, g, D, nodes, leaves, first):
+    """The output map's integer rows of the leaves ``leaves[first:]`` (all from one parent cell,
+    in the order of ``nodes``) in one NumPy product, when ``row sum |W_L| * max(|G|, D) <
+    2^62`` proves that no int64 partial sum overflows (else the leaves keep ``out = None``)."""
+    big = max(int(np.abs(Garr).max()), D) if Garr.size else D
+    if Wo[3] * big >= _I64:
+        return
+    Gr = Garr // g if g != 1 else Garr
+    B = np.array([nd[2] for nd in nodes], dtype=np.int64)
+    W = Wo[2]
+    n = W.shape[1] - 1
+    rows = []
+    for o in range(W.shape[0]):
+        R = (B * W[o, :n]) @ Gr
+        R[:, 2] += int(W[o, n]) * D
+        rows.append(R.tolist())
+    for k in range(len(nodes)):
+        leaves[first + k].out = [r[k] for r in rows]
+
+
 def compute_cells_2d(net, box, max_cells, timeout, progress, start):
     """Leaves of the subdivision: list of ``_Cell`` (``M, D`` = last hidden layer's map)."""
     ints = _int_layers(net)
     V, E = _root(box)
-    items = [_Cell(V, E, [], [], [], [], [[1, 0, 0], [0, 1, 0]], 1)]
+    items = [_Cell(V, E, [], [], {}, [], [[1, 0, 0], [0, 1, 0]], 1)]
+    Wo = ints[-1]
     L = net.depth
     total = net.num_hidden
     done = 0
@@ -233,7 +255,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
             bits = [0] * nl
             sides = [0] * nl
             zero = list(cell.zero)
-            forced = list(cell.forced)
+            forced = dict(cell.forced)  # copying a dict keeps the stored hashes of the tags
             cut = []
             for i, (g0, g1, g2) in enumerate(G):
                 tag = (l, i)
@@ -242,16 +264,16 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                         bits[i] = 1
                     elif g2 == 0:
                         zero.append(tag)
-                    forced.append((tag, ((), fmpq(abs(g2), S))))
+                    forced[tag] = ((), fmpq(abs(g2), S))
                     continue
                 if mins[i] < 0:
                     if maxs[i] > 0:
                         cut.append(i)
                         continue
-                    forced.append((tag, ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)))
+                    forced[tag] = ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)
                 else:
                     bits[i] = 1
-                    forced.append((tag, ("lazy2", (g0, g1, g2, S, tag), CV, CE)))
+                    forced[tag] = ("lazy2", (g0, g1, g2, S, tag), CV, CE)
             # sub-nodes: (V, E, bits, sides, forced-extra)
             nodes = [(CV, CE, bits, sides, [])]
             for i in cut:
@@ -292,9 +314,15 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
             Gr = G if g == 1 else [[r[0] // g, r[1] // g, r[2] // g] for r in G]
             D = S // g
             z3 = [0, 0, 0]
+            first = len(new_items)
             for NVv, NEe, nb, ns, nf in nodes:
                 M = [Gr[i] if b else z3 for i, b in enumerate(nb)]
-                new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, forced + nf, cell.sides + ns, M, D))
+                fd = dict(forced)
+                if nf:
+                    fd.update(nf)
+                new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, fd, cell.sides + ns, M, D))
+            if l == L - 1 and Garr is not None and Wo[2] is not None:
+                _out_batch(Wo, Garr, g, D, nodes, new_items, first)
             if timeout is not None and time.monotonic() - start > timeout:
                 raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
             if max_cells is not None and len(new_items) > max_cells and l == L - 1:
@@ -533,17 +561,22 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
         # output layer: G = [d W | d b] [M; 0 0 D] in Python integers (a few rows)
         M, D = leaf.M, leaf.D
         S = dW * D
-        act = [(i, r) for i, r in enumerate(M) if r[0] or r[1] or r[2]]
         gq, offs = [], []
-        for wr in Wrows:
-            g0 = g1 = 0
-            g2 = wr[-1] * D
-            for i, r in act:
-                w = wr[i]
-                if w:
-                    g0 += w * r[0]
-                    g1 += w * r[1]
-                    g2 += w * r[2]
+        out = leaf.out
+        if out is None:
+            act = [(i, r) for i, r in enumerate(M) if r[0] or r[1] or r[2]]
+            out = []
+            for wr in Wrows:
+                g0 = g1 = 0
+                g2 = wr[-1] * D
+                for i, r in act:
+                    w = wr[i]
+                    if w:
+                        g0 += w * r[0]
+                        g1 += w * r[1]
+                        g2 += w * r[2]
+                out.append((g0, g1, g2))
+        for g0, g1, g2 in out:
             gq.append(fmpq(g0, S))
             gq.append(fmpq(g1, S))
             offs.append(fmpq(g2, S))
@@ -564,7 +597,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                 bounded,
                 corners,
                 tuple(leaf.zero),
-                dict(leaf.forced),
+                leaf.forced,  # a dict of its own (built for this leaf by compute_cells_2d)
                 tuple(leaf.sides),
             )
         )
