@@ -8,7 +8,9 @@ import math
 import os
 import re
 import sys
+from collections import namedtuple
 from fractions import Fraction
+from pathlib import Path
 
 MAJOR, MINOR = 1, 0
 MAX_DIGITS = 4000          # per numerator / denominator
@@ -23,7 +25,6 @@ _HEX = re.compile(r"[0-9a-f]{64}\Z")
 _HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 Z = Fraction(0)
 
-
 class CheckError(Exception):
     """A failed check with its reason code and line; the subclass gives the exit code."""
 
@@ -31,23 +32,19 @@ class CheckError(Exception):
         super().__init__(msg)
         self.code, self.lineno, self.msg = code, lineno, msg
 
-
 Reject = type("Reject", (CheckError,), {"exit_code": 1})  # well formed, but does not prove its conclusion
 Malformed = type("Malformed", (CheckError,), {"exit_code": 2})  # violates the format
 UsageError = type("UsageError", (CheckError,), {"exit_code": 3})  # usage or I/O, e.g. a bad --network file
-
 
 def require(cond, code, lineno, msg):
     """Raise ``Reject(code, lineno, msg)`` unless ``cond``."""
     if not cond:
         raise Reject(code, lineno, msg)
 
-
 def wellformed(cond, code, lineno, msg):
     """Raise ``Malformed(code, lineno, msg)`` unless ``cond``."""
     if not cond:
         raise Malformed(code, lineno, msg)
-
 
 def q(token, lineno=0):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
@@ -61,11 +58,9 @@ def q(token, lineno=0):
                f"not a canonical rational: {token!r}")
     return v
 
-
 def qs(tokens, lineno=0):
     """A list of strict canonical rationals."""
     return [q(t, lineno) for t in tokens]
-
 
 def ints(tokens, lineno=0):
     """Canonical non-negative integers."""
@@ -74,10 +69,8 @@ def ints(tokens, lineno=0):
         wellformed(len(t) <= MAX_DIGITS, "E_LIMIT", lineno, f"integer longer than {MAX_DIGITS} digits")
     return [int(t) for t in tokens]
 
-
 def dot(a, x):
     return sum((u * v for u, v in zip(a, x)), Z)
-
 
 def eliminate(M):
     """(rank, determinant if M is square else 0) of a matrix of Fractions: rows cleared of
@@ -103,28 +96,20 @@ def eliminate(M):
             break
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
-
 def rank(M):
     return eliminate(M)[0]
-
 
 def no_flip_set(vecs, lineno, limit, msg):
     """Reject (E_LIMIT) more than MAX_EXHAUSTIVE vectors, or (E_FLIP_SET) a nonempty subset summing to zero:
     meet in the middle, the subset sums of each half."""
     require(len(vecs) <= MAX_EXHAUSTIVE, "E_LIMIT", lineno, f"{limit} {MAX_EXHAUSTIVE} neurons")
-    h = len(vecs) // 2
-
-    def sums(part):
-        out = [((Z,) * len(vecs[0]), False)]
+    def sums(part, sign):  # the sums of the nonempty subsets of part, times sign
+        out = set()
         for v in part:
-            out += [(tuple(a + c for a, c in zip(s, v)), True) for s, _ in out]
+            out |= {tuple(a + sign * c for a, c in zip(s, v)) for s in out} | {tuple(sign * c for c in v)}
         return out
-    left = {}
-    for s, ne in sums(vecs[:h]):
-        left[s] = left.get(s, False) or ne
-    neg = [(tuple(-a for a in s), ne) for s, ne in sums(vecs[h:])]
-    require(not any(s in left and (ne or left[s]) for s, ne in neg), "E_FLIP_SET", lineno, msg)
-
+    left, right = sums(vecs[:len(vecs) // 2], 1), sums(vecs[len(vecs) // 2:], -1)
+    require(all(map(any, left | right)) and not left & right, "E_FLIP_SET", lineno, msg)
 
 class Net:
     """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
@@ -139,10 +124,6 @@ class Net:
         """The Net of weight matrices ``W`` and bias vectors ``b`` (the widths read off)."""
         return cls([len(W[0][0])] + [len(v) for v in b], W, b)
 
-    def same(self, other):
-        return (self.arch, self.W, self.b) == (other.arch, other.W, other.b)
-
-
 def forward(net, x):
     """Exact evaluation: (list of pre-activation vectors per layer incl. output, output)."""
     h, pre = list(x), []
@@ -152,7 +133,6 @@ def forward(net, x):
         h = z if l == net.depth - 1 else [v if v > 0 else Z for v in z]
     return pre, h
 
-
 def _pattern_layers(net, pattern):
     """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
     pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
@@ -160,7 +140,6 @@ def _pattern_layers(net, pattern):
     wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0,
                "pattern length differs from the number of hidden neurons")
     return [pattern[a:e] for a, e in zip(ends, ends[1:])]
-
 
 def local_affine(net, pattern):
     """Per layer (output last), the pattern-P affine forms (g, c), z = g.x + c, of the pre-activations."""
@@ -176,7 +155,6 @@ def local_affine(net, pattern):
             cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(z)]
     return layers
 
-
 def in_region(net, pattern, points):
     """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
     every point; then on conv(points) the network equals the pattern-P affine map."""
@@ -184,18 +162,11 @@ def in_region(net, pattern, points):
     return all((dot(g, x) + c >= 0) if P[l][i] else (dot(g, x) + c <= 0)
                for x in points for l in range(net.depth - 1) for i, (g, c) in enumerate(forms[l]))
 
-
-class Cert:
-    """What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)]."""
-
-    def __init__(self, version, kind, network, other, body):
-        self.version, self.kind, self.conclusion = version, kind, kind
-        self.network, self.other, self.body = network, other, body
-
+# What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)].
+Cert = namedtuple("Cert", "version kind network other body")
 
 def _digest(lines):
     return hashlib.sha256("".join(s + "\n" for s in lines).encode("ascii")).hexdigest()
-
 
 def _net_block(lines, i, name):
     """Parse ``<name> begin`` .. ``<name> end`` and ``<name>-digest`` from line index i."""
@@ -226,7 +197,6 @@ def _net_block(lines, i, name):
     wellformed(t[1] == _digest(lines[i:k + 1]), "E_NETWORK_DIGEST", k + 2,
                f"{name} digest does not match the {name} block")
     return Net(arch, W, b), k + 1  # index of the digest line
-
 
 def parse(text):
     """Parse the frame; returns a Cert or raises Malformed."""
@@ -269,7 +239,6 @@ def parse(text):
                    f"frame keyword {toks[0]!r} inside the body")
     return Cert((major, minor), kind, net, other[0] if other else None, body)
 
-
 def _json_number(v, where):
     """JSON int, or string integer / p/q / decimal (ASCII digits); floats and others refused."""
     if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
@@ -281,7 +250,6 @@ def _json_number(v, where):
     sign, a, d, f = m.groups()
     val = Fraction(int(a), int(d)) if d else Fraction(int(a + f), 10 ** len(f)) if f else Fraction(int(a))
     return -val if sign else val
-
 
 def load_network_json(text):
     """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
@@ -311,7 +279,6 @@ def load_network_json(text):
         b.append([_json_number(v, f"layer {l}") for v in layer["biases"]])
     return Net(arch, W, b)
 
-
 def _kind_module(kind):
     name = "kind_" + kind.lower().replace("-", "_")
     here = os.path.dirname(os.path.abspath(__file__))
@@ -321,7 +288,6 @@ def _kind_module(kind):
     if parent not in sys.path:
         sys.path.insert(0, parent)
     return importlib.import_module("proofs." + name)
-
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
@@ -333,16 +299,16 @@ def check_text(text, network_json_text=None):
     try:
         cert = parse(text)
         if network_json_text is not None:
-            require(load_network_json(network_json_text).same(cert.network), "E_NETWORK_MISMATCH", 3,
+            given, net = load_network_json(network_json_text), cert.network
+            require((given.arch, given.W, given.b) == (net.arch, net.W, net.b), "E_NETWORK_MISMATCH", 3,
                     "the embedded network is not the given network file")
         _kind_module(cert.kind).check(cert)
     except CheckError as e:
         return e.exit_code, "s NOT VERIFIED", [f"c line {e.lineno} {e.code}: {e.msg}"]
-    return 0, f"s VERIFIED {cert.conclusion}", []
-
+    return 0, f"s VERIFIED {cert.kind}", []
 
 def main(argv=None):
-    a, net_path, net_text = list(sys.argv[1:] if argv is None else argv), None, None
+    a, net_path = list(sys.argv[1:] if argv is None else argv), None
     if len(a) == 3 and "--network" in a[:2]:
         net_path = a.pop(a.index("--network") + 1)
         a.remove("--network")
@@ -350,11 +316,8 @@ def main(argv=None):
         print("usage: python proofs/check.py CERT [--network NET.json]", file=sys.stderr)
         return 3
     try:
-        with open(a[0], "rb") as fh:
-            data = fh.read()
-        if net_path is not None:
-            with open(net_path, encoding="utf-8") as fh:
-                net_text = fh.read()
+        data = Path(a[0]).read_bytes()
+        net_text = None if net_path is None else Path(net_path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         print(f"s NOT VERIFIED\nc line 0 E_IO: {e}")
         return 3
@@ -364,7 +327,6 @@ def main(argv=None):
         code, verdict, diags = 2, "s NOT VERIFIED", [f"c line 0 E_INTERNAL: {type(e).__name__}: {e}"]
     print("\n".join([verdict] + diags))
     return code
-
 
 if __name__ == "__main__":
     # Run through the package module so that kind modules ('from proofs import check') and

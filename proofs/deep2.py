@@ -6,10 +6,8 @@ from proofs import check as fw
 
 MAX_NODES = 50000
 
-
 def _sgn(v):
     return (v > 0) - (v < 0)
-
 
 def _points(net, ln, toks, k):
     """k points of n0 coordinates from one line's tokens."""
@@ -18,15 +16,12 @@ def _points(net, ln, toks, k):
     v = fw.qs(toks, ln)
     return [v[i * n0:(i + 1) * n0] for i in range(k)]
 
-
 def _hidden(net, pattern, x):
     """Pattern-P forms of the hidden pre-activations evaluated at x (one list per layer)."""
     return [[fw.dot(g, x) + c for g, c in layer] for layer in fw.local_affine(net, pattern)[:-1]]
 
-
 def _pattern(net, x):
     return [int(v > 0) for z in fw.forward(net, x)[0][:-1] for v in z]
-
 
 def _kink(net, pat, l, i, code, ln):
     """Lemma B (i): the output maps with neuron (l, i) inactive / active differ."""
@@ -34,7 +29,6 @@ def _kink(net, pat, l, i, code, ln):
     on = pat[:flat] + [1] + pat[flat + 1:]
     fw.require(fw.local_affine(net, pat)[-1] != fw.local_affine(net, on)[-1], code, ln,
                f"f is differentiable where neuron ({l + 1},{i}) vanishes")
-
 
 def _bend(net, ln, t):
     """Lemma B: returns x, a point of E(f)."""
@@ -57,7 +51,6 @@ def _bend(net, ln, t):
         fw.require(all(vy != 0 and (vx == 0 or _sgn(vx) == _sgn(vy)) for vx, vy in zip(lx, ly)), "E_BEND", ln,
                    f"a neuron of layer {l + 1} vanishes on (x, y]")
     return x
-
 
 def _covers(net, P, ln0):
     """Lemma C: the tight covers, as lists of spanning point tuples (E_COVER when one is free)."""
@@ -98,7 +91,6 @@ def _covers(net, P, ln0):
     go(frozenset(range(len(P))), [])
     return found
 
-
 def _piece(net, ln, code, k, z):
     """z strictly inside a first-layer cell C, on a separate non-constant piece of second-layer neuron k;
     returns the signs s of C and gamma_(C,r) = the local form (g, c) of second-layer neuron r (Lemma E)."""
@@ -108,7 +100,6 @@ def _piece(net, ln, code, k, z):
                and all(r == k or fw.rank([g[k], g[r]]) == 2 for r in range(net.arch[2])), code, ln,
                f"not on a separate visible piece of second-layer neuron {k} in an open cell")
     return s, g
-
 
 def deep_2(cert, body):
     net, ln0 = cert.network, body[0][0]
@@ -162,13 +153,12 @@ def deep_2(cert, body):
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
     zs = _points(net, ln, tk, n2)
-    s0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])[0]
+    s0, g0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])
     for k, z in enumerate(zs):
         fw.require(_piece(net, ln, "E_ANCHOR", k, z)[0] == s0 and any(row[k] for row in W3), "E_ANCHOR", ln,
                    f"anchor point {k}: another cell, or a zero output column")
     moves = groups.get("step", [])
     if any(tk[0] == "jump" for _, tk in moves):  # Lemma E' (H2'): no flip set of the anchor cell's gradients
-        g0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])[1]
         fw.no_flip_set([[W3[o][k] * v for o in range(len(W3)) for v in g0[k][:-1]] for k in range(n2)], ln,
                        "flip-set search limited to", "the anchor cell has a flip set (H2')")
     # Lemmas F, F': steps and jumps proving beta_(k,j) = 0; K holds the known pairs.

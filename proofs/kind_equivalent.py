@@ -7,25 +7,18 @@ from proofs import kind_regions
 
 Z = fw.Z
 
-
 def _eye(n):
     return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
 
-
 def _pad(Ws, bs, H):
-    """Pad to H hidden layers with the same function (lemma, (P0)-(P2))."""
-    k = len(Ws) - 1
-    if k == H:
-        return Ws, bs
-    if k == 0:
+    """Pad to H hidden layers with the same function (lemma, (P0)-(P2)); an affine map x -> Wx + b
+    first becomes relu(Wx + b) - relu(-Wx - b)."""
+    if len(Ws) == 1:
         W, b, m = Ws[0], bs[0], len(bs[0])
-        hid = [list(W) + [[-v for v in r] for r in W]] + [_eye(2 * m) for _ in range(H - 1)]
-        hb = [list(b) + [-v for v in b]] + [[Z] * (2 * m) for _ in range(H - 1)]
-        return hid + [[r + [-v for v in r] for r in _eye(m)]], hb + [[Z] * m]
-    w = len(bs[-2])
-    return (Ws[:-1] + [_eye(w) for _ in range(H - k)] + [Ws[-1]],
-            bs[:-1] + [[Z] * w for _ in range(H - k)] + [bs[-1]])
-
+        Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in _eye(m)]]
+        bs = [list(b) + [-v for v in b], [Z] * m]
+    k, w = len(Ws) - 1, len(bs[-2])  # k hidden layers, the last of width w: insert H - k identities
+    return Ws[:-1] + [_eye(w) for _ in range(H - k)] + Ws[-1:], bs[:-1] + [[Z] * w for _ in range(H - k)] + bs[-1:]
 
 def difference(Wf, bf, Wg, bg):
     """Layers (weights, biases) of the difference network h = f - g."""
@@ -42,7 +35,6 @@ def difference(Wf, bf, Wg, bg):
     Ws.append([list(ra) + [-v for v in rb] for ra, rb in zip(F[H], G[H])])
     bs.append([a - b for a, b in zip(fb[H], gb[H])])
     return Ws, bs
-
 
 def _orbit(f, g, body):
     """Lemma O of proofs/lemmas/equivalent.md: g is f moved by one permutation and positive scaling
@@ -66,7 +58,6 @@ def _orbit(f, g, body):
                "the permutations and scalings do not map the first network onto the second")
     return 0
 
-
 def verify_pair(f, g, body):
     """Verify f = g (Net objects) on the domain of the body; returns the number of cells."""
     fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0,
@@ -86,14 +77,12 @@ def verify_pair(f, g, body):
                    f"the difference is not zero on cell {I}")
     return len(pats)
 
-
 def verify(Wf, bf, Wg, bg, body, fail):
     """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
     try:
         return verify_pair(fw.Net.of(Wf, bf), fw.Net.of(Wg, bg), body)
     except fw.CheckError as e:
         fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
-
 
 def check(cert):
     verify_pair(cert.network, cert.other, cert.body)

@@ -9,7 +9,6 @@ from proofs.rules import RuleError, replay
 
 Z = fw.Z
 
-
 def shallow_invariants(net):
     """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1 of proofs/lemmas/shallow.md)."""
     (W, V), (b, d) = net.W, net.b
@@ -29,7 +28,6 @@ def shallow_invariants(net):
                 c[o] += col[o] * bj
     return {r: tuple(v) for r, v in J.items() if any(v)}, A, c
 
-
 def orbit_key(net):
     """Orbit invariant (Lemma 3 of proofs/lemmas/shallow.md; deeper: first layer only)."""
     keys = []
@@ -43,7 +41,6 @@ def orbit_key(net):
         else:
             keys.append((1, tuple(v / a for v in row), tuple(v * a for v in col)))
     return sorted(keys), list(net.b[-1])
-
 
 def check(cert):
     net, other, body = cert.network, cert.other, cert.body

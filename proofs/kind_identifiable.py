@@ -8,7 +8,6 @@ from proofs.deep2 import deep_2
 
 MAX_MODE_CONFIGS = 2 ** 12
 
-
 def _classes(cert, ln, name):
     """Classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or column;
     rejects two neurons of one orientation on a hyperplane (any two for shallow-1) or J_C = 0."""
@@ -27,7 +26,6 @@ def _classes(cert, ln, name):
         fw.require(any(J), "E_INVISIBLE", ln, "an opposite pair has J_C = 0")
         cls.append((rho[:-1], J, [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)))
     return cls
-
 
 def _shallow_1(cert, body):
     _classes(cert, body[0][0], "shallow-1")
@@ -56,7 +54,6 @@ def _shallow_1(cert, body):
         else:
             raise fw.Malformed("E_SYNTAX", ln, "unknown or misshapen exclude step")
     fw.require(not R, "E_INCOMPLETE", body[-1][0], f"{len(R)} neurons not excluded from flip sets")
-
 
 def _shallow_2(cert, body):
     ln, m, n0 = body[0][0], len(cert.network.W[1]), cert.network.arch[0]
@@ -97,9 +94,7 @@ def _shallow_2(cert, body):
             fw.require(not any(any(c) for c in cs) or fw.rank(D + UT) - rT > (q - len(T)) // 2, "E_MODES", ln,
                        f"classes {list(T)} as pairs and modes {nu} elsewhere reproduce the linear part")
 
-
 RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2}  # deep-2: proofs/deep2.py
-
 
 def check(cert):
     body = cert.body

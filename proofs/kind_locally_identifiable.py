@@ -6,7 +6,6 @@ from proofs import check as fw
 
 eliminate = fw.eliminate  # (rank, determinant): fraction-free elimination, in the framework
 
-
 def jacobian_rows(net, x):
     """The m rows d f_o / d theta at x (pattern of x frozen), flatten order of the spec."""
     pre, _ = fw.forward(net, x)
@@ -20,7 +19,6 @@ def jacobian_rows(net, x):
                          for i in range(net.arch[l + 1])]
         rows.append([v for l in range(L) for v in [d * h for d in deltas[l] for h in hs[l]] + deltas[l]])
     return rows
-
 
 def check(cert):
     net, body = cert.network, list(cert.body)

@@ -2,7 +2,6 @@
 
 from proofs import check as fw
 
-
 def check(cert):
     f, g, body = cert.network, cert.other, cert.body
     fw.wellformed([t[0] for _, t in body] == ["witness", "value", "other-value"], "E_SYNTAX",

@@ -5,13 +5,11 @@ from proofs import check as fw
 Z = fw.Z
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
-
 def _ratio(u, v):
     """lam with v = lam * u (u nonzero), else None."""
     k = next((k for k, x in enumerate(u) if x), None)
     lam = None if k is None else v[k] / u[k]
     return lam if lam is not None and all(y == lam * x for x, y in zip(u, v)) else None
-
 
 def check(cert):
     net, body, need, form = cert.network, cert.body, fw.require, fw.wellformed

@@ -2,7 +2,6 @@
 
 from proofs import check as fw
 
-
 def check(cert):
     net, body = cert.network, cert.body
     n, N = net.arch[0], net.num_hidden

@@ -7,18 +7,15 @@ from proofs import check as fw
 
 _INT = re.compile(r"(0|[1-9][0-9]{0,8})\Z")
 
-
 def _nums(ln, toks):
     try:
         return fw.qs(toks, ln)
     except fw.Malformed:
         raise fw.Malformed("E_NUMBER", ln, "number not in canonical spelling") from None
 
-
 def _ints(ln, toks):
     fw.wellformed(all(_INT.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
     return [int(t) for t in toks]
-
 
 def _parse(body, n, N, index):
     """-> (box or None, patterns, points, forced, facets, cell lines) of a well-formed body."""
@@ -69,7 +66,6 @@ def _parse(body, n, N, index):
                "patterns must be distinct and at least one cell listed")
     return box, pats, pts, forced, facets, cells
 
-
 def verify_net(net, body):
     """Verify a REGIONS body for ``net`` (a ``check.Net``); returns the cell lines [(lineno, I)]
     and the patterns. Raises ``check.Reject`` / ``check.Malformed``."""
@@ -95,12 +91,10 @@ def verify_net(net, body):
         pln, x = pts[I]
         fw.require(box is None or all(box[0] < v < box[1] for v in x), "E_POINT", pln,
                    "interior point not strictly inside the box")
-        for k in range(N):
-            g, c = local[I][k]
+        for k, (g, c) in enumerate(local[I]):
             z = fw.dot(g, x) + c
-            zero_ok = not pats[I][k] and not any(g) and c == 0
-            if not ((z > 0) if pats[I][k] else (z < 0 or zero_ok)):
-                raise fw.Reject("E_SIGN", pln, f"neuron {names[k]} has the wrong sign at the point of cell {I}")
+            fw.require(z > 0 if pats[I][k] else z < 0 or not any(g) and c == 0, "E_SIGN", pln,
+                       f"neuron {names[k]} has the wrong sign at the point of cell {I}")
     # 2. covering: every absent sibling prefix needs a forced line with a valid certificate
     prefixes = {p[:k] for p in pats for k in range(N + 1)}
     used = set()
@@ -151,7 +145,6 @@ def verify_net(net, body):
                        "witness not in the neighbour's region")
     return cells, pats
 
-
 def verify(Ws, bs, body, fail):
     """``verify_net`` for the network of Fraction lists ``Ws[l-1] = W_l``, ``bs[l-1] = b_l``; returns K.
     Errors go to ``fail(kind, code, lineno, msg)`` (kind "reject" or "malformed"), which raises."""
@@ -159,7 +152,6 @@ def verify(Ws, bs, body, fail):
         return len(verify_net(fw.Net.of(Ws, bs), body)[1])
     except fw.CheckError as e:
         fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
-
 
 def check(cert):
     verify_net(cert.network, cert.body)

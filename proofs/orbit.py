@@ -4,7 +4,6 @@ from itertools import groupby, permutations, product
 
 LIMIT = 5040
 
-
 def _canon(Ws, bs, l, budget):
     if l >= len(Ws):
         return Ws, bs
@@ -29,14 +28,11 @@ def _canon(Ws, bs, l, budget):
         done = _canon(nW, nb, l + 1, budget)
         if done is None:
             return None
-        if best is None or done < best:
-            best = done
+        best = done if best is None else min(best, done)
     return best
-
 
 def canonical(Ws, bs):
     return _canon([[list(r) for r in W] for W in Ws], [list(b) for b in bs], 1, [LIMIT])
-
 
 def outside_orbit(Ws, bs, Ws2, bs2):
     """True when (Ws2, bs2) is proved outside the orbit of (Ws, bs); None when undecided."""

@@ -3,12 +3,10 @@
 import re
 from fractions import Fraction
 
-
 class RuleError(Exception):
     def __init__(self, code, msg):
         super().__init__(msg)
         self.code = code
-
 
 def replay(Ws, bs, tokens):
     """Tokens ``NAME LAYER ARGS...`` of a rule line applied to the Fraction lists (Ws, bs) -> new (Ws, bs)."""
