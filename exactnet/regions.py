@@ -515,8 +515,8 @@ def _facet_screen(cons, p, wit):
     the orthogonal projection of the interior point ``p`` on the hyperplane ``h_k = 0`` and the
     node's remembered witness of ``k``. A candidate proves ``k`` a facet when ``h_k = 0`` there
     and every other constraint is ``> 0`` (a relative-interior point of the facet, also after
-    other constraints are dropped). All candidates are evaluated against all constraints in one
-    integer matrix product (``fmpz_mat``); the signs are then read exactly.
+    other constraints are dropped). Candidates are evaluated against the constraints in Python
+    integers, exactly, stopping at the first row that rejects them.
     """
     n = len(p)
     m = len(cons)
@@ -527,7 +527,36 @@ def _facet_screen(cons, p, wit):
         if q != 1:
             Tp = lcm(Tp, q)
     P = [int(x.p) * (Tp // int(x.q)) for x in p]
-    cols, owners = [], []
+    out = [None] * m
+    last = 0  # the row that rejected the last candidate: tried first
+
+    def accept(k, col):
+        """``h_k = 0`` at ``col`` and every other row ``> 0`` (Python integers, early exit)."""
+        nonlocal last
+        acc = 0
+        for a, x in zip(R[k], col):
+            acc += a * x
+        if acc != 0:
+            return False
+        if last != k:
+            acc = 0
+            for a, x in zip(R[last], col):
+                acc += a * x
+            if acc <= 0:
+                return False
+        for i in range(m):
+            if i == k or i == last:
+                continue
+            acc = 0
+            for a, x in zip(R[i], col):
+                acc += a * x
+            if acc <= 0:
+                last = i
+                return False
+        return True
+
+    # per constraint, the projection first, then the remembered witness (built only when the
+    # projection fails): the same first accepted candidate as testing all of them
     for k, r in enumerate(R):
         g = 0
         for v in r[:n]:
@@ -537,33 +566,21 @@ def _facet_screen(cons, p, wit):
         sk = r[n] * Tp
         for a, x in zip(r, P):
             sk += a * x
-        cols.append([x * g - sk * a for x, a in zip(P, r)] + [Tp * g])
-        owners.append(k)
-        w = wit.get(cons[k][2]) if wit else None
-        if w is not None:
+        col = [x * g - sk * a for x, a in zip(P, r)] + [Tp * g]
+        if not accept(k, col):
+            w = wit.get(cons[k][2]) if wit else None
+            if w is None:
+                continue
             Tw = 1
             for x in w:
                 q = int(x.q)
                 if q != 1:
                     Tw = lcm(Tw, q)
-            cols.append([int(x.p) * (Tw // int(x.q)) for x in w] + [Tw])
-            owners.append(k)
-    out = [None] * m
-    if not cols:
-        return out
-    K = len(cols)
-    V = (fmpz_mat(R) * fmpz_mat(n + 1, K, [col[i] for i in range(n + 1) for col in cols])).tolist()
-    for j, k in enumerate(owners):
-        if out[k] is not None or V[k][j] != 0:
-            continue
-        ok = True
-        for i in range(m):
-            if i != k and V[i][j] <= 0:
-                ok = False
-                break
-        if ok:
-            T = cols[j][n]
-            out[k] = tuple(fmpq(x, T) for x in cols[j][:n])
+            col = [int(x.p) * (Tw // int(x.q)) for x in w] + [Tw]
+            if not accept(k, col):
+                continue
+        T = col[n]
+        out[k] = tuple(fmpq(x, T) for x in col[:n])
     return out
 
 

@@ -218,7 +218,8 @@ def _root(box):
 def _out_batch(Wo, Garr, g, D, nodes, leaves, first):
     """The output map's integer rows of the leaves ``leaves[first:]`` (all from one parent cell,
     in the order of ``nodes``) in one NumPy product, when ``row sum |W_L| * max(|G|, D) <
-    2^62`` proves that no int64 partial sum overflows (else the leaves keep ``out = None``)."""
+    2^62`` proves that no int64 partial sum overflows (else the leaves keep ``out = None`` and
+    :func:`cells_2d` sums in Python, also the cheaper way for a few small leaves)."""
     big = max(int(np.abs(Garr).max()), D) if Garr.size else D
     if Wo[3] * big >= _I64:
         return
@@ -321,7 +322,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                 if nf:
                     fd.update(nf)
                 new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, fd, cell.sides + ns, M, D))
-            if l == L - 1 and Garr is not None and Wo[2] is not None:
+            if l == L - 1 and Garr is not None and Wo[2] is not None and nl * len(nodes) >= 64:
                 _out_batch(Wo, Garr, g, D, nodes, new_items, first)
             if timeout is not None and time.monotonic() - start > timeout:
                 raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
@@ -469,6 +470,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
     of records and of corners shared by several leaves are built once (cached by identity of
     the record / value of the integer corner)."""
     qv = {}  # integer corner -> (fmpq, fmpq)
+    mids = {}  # (id, id) of an edge's two corner objects (alive in the leaves) -> its witness
     rq = {}  # id(record) -> (record, normal, offset)
     W, dW = ints[-1][0].tolist(), ints[-1][1]
     Wrows = [[int(x) for x in r] for r in W]
@@ -513,13 +515,20 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
             recs.append(e)
             if id(e) not in wit:
                 v, w = V[i], V[i + 1 if i + 1 < k else 0]
-                if v[2] and w[2]:
-                    t = 2 * v[2] * w[2]
-                    wit[id(e)] = (fmpq(v[0] * w[2] + w[0] * v[2], t), fmpq(v[1] * w[2] + w[1] * v[2], t))
-                elif v[2]:
-                    wit[id(e)] = (fmpq(v[0] + w[0] * v[2], v[2]), fmpq(v[1] + w[1] * v[2], v[2]))
-                else:
-                    wit[id(e)] = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
+                # the witness is symmetric in the edge's ends: shared with the neighbour
+                # across the edge (same corner objects, in the other order)
+                key = (id(v), id(w)) if id(v) < id(w) else (id(w), id(v))
+                q = mids.get(key)
+                if q is None:
+                    if v[2] and w[2]:
+                        t = 2 * v[2] * w[2]
+                        q = (fmpq(v[0] * w[2] + w[0] * v[2], t), fmpq(v[1] * w[2] + w[1] * v[2], t))
+                    elif v[2]:
+                        q = (fmpq(v[0] + w[0] * v[2], v[2]), fmpq(v[1] + w[1] * v[2], v[2]))
+                    else:
+                        q = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
+                    mids[key] = q
+                wit[id(e)] = q
         if nfin:
             for v in V:
                 T = v[2]
@@ -605,19 +614,28 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
 
 
 def _simplify_int(sx, sy, den, recs):
-    """:func:`_simplify`, also returning the point as integers ``(x, y, d)``, ``d > 0``."""
-    for kk in range(31):
-        s = 1 << kk
-        u = (2 * sx * s + den) // (2 * den)
-        v = (2 * sy * s + den) // (2 * den)
-        ok = True
-        for r in recs:
-            if r[0] * u + r[1] * v + r[2] * s <= 0:
-                ok = False
-                break
-        if ok:
-            return (fmpq(u, s), fmpq(v, s)), (u, v, s)
-    return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
+    """:func:`_simplify`, also returning the point as integers ``(x, y, d)``, ``d > 0`` (the
+    constraint that rejected the last candidate is tried first: the same first accepted ``k``)."""
+    R = [(r[0], r[1], r[2]) for r in recs]
+    if R:
+        d2, x2, y2 = 2 * den, 2 * sx, 2 * sy
+        ba, bb, bc = R[0]
+        for kk in range(31):
+            s = 1 << kk
+            u = (x2 * s + den) // d2
+            v = (y2 * s + den) // d2
+            if ba * u + bb * v + bc * s <= 0:
+                continue
+            for a, b, c in R:
+                if a * u + b * v + c * s <= 0:
+                    ba, bb, bc = a, b, c
+                    break
+            else:
+                return (fmpq(u, s), fmpq(v, s)), (u, v, s)
+        return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
+    u = (2 * sx + den) // (2 * den)
+    v = (2 * sy + den) // (2 * den)
+    return (fmpq(u), fmpq(v)), (u, v, 1)
 
 
 def gradient_of(cell, ints):
