@@ -840,6 +840,106 @@ def _vertices(cons, p, n):
     if len(cons) < n:
         return ()
     R = [c[3][0] if len(c) > 3 else _int_rows([c])[0] for c in cons]
+    if n == 4:
+        found = _vertex_keys4(R)
+    elif n == 3:
+        found = _vertex_keys3(R)
+    else:
+        found = _vertex_keys(R, n)
+    verts = [tuple(fmpq(x, k[n]) for x in k[:n]) for k in found]
+    if n == 2 and len(verts) > 1:
+        verts.sort(key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, p)))
+    return tuple(verts)
+
+
+def _feasible(R, X, T, last):
+    """``(ok, last)``: is ``a . X + c T >= 0`` for every row (``T > 0``)? The row ``last`` (the
+    one that rejected the previous point) is tried first; a rejecting row becomes ``last``."""
+    r = R[last]
+    acc = r[-1] * T
+    for a, x in zip(r, X):
+        acc += a * x
+    if acc < 0:
+        return False, last
+    for i, r in enumerate(R):
+        acc = r[-1] * T
+        for a, x in zip(r, X):
+            acc += a * x
+        if acc < 0:
+            return False, i
+    return True, last
+
+
+def _vertex_keys4(R):
+    """:func:`_vertex_keys` for ``n = 4``: the 2 x 2 minors of every pair of augmented rows
+    ``[a | -c]`` computed once, then per 4-subset Cramer's rule by Laplace expansion along its
+    first two rows (the :func:`_cramer4` formulas written out); feasibility is tested before
+    the gcd normalisation (a positive scaling changes no sign)."""
+    m = len(R)
+    aug = [(r[0], r[1], r[2], r[3], -r[4]) for r in R]
+    P = [[None] * m for _ in range(m)]
+    for a in range(m):
+        ra = aug[a]
+        for b in range(a + 1, m):
+            rb = aug[b]
+            P[a][b] = tuple(ra[i] * rb[j] - ra[j] * rb[i] for i, j in _PAIRS4)
+    found = {}
+    last = 0
+    for i1, i2, i3, i4 in itertools.combinations(range(m), 4):
+        t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 = P[i1][i2]
+        b0, b1, b2, b3, b4, b5, b6, b7, b8, b9 = P[i3][i4]
+        T = -t0 * b7 + t1 * b5 - t2 * b4 - t4 * b2 + t5 * b1 - t7 * b0
+        if not T:
+            continue
+        X = (
+            t4 * b9 - t5 * b8 + t6 * b7 + t7 * b6 - t8 * b5 + t9 * b4,
+            -t1 * b9 + t2 * b8 - t3 * b7 - t7 * b3 + t8 * b2 - t9 * b1,
+            t0 * b9 - t2 * b6 + t3 * b5 + t5 * b3 - t6 * b2 + t9 * b0,
+            -t0 * b8 + t1 * b6 - t3 * b4 - t4 * b3 + t6 * b1 - t8 * b0,
+        )
+        if T < 0:
+            X = (-X[0], -X[1], -X[2], -X[3])
+            T = -T
+        ok, last = _feasible(R, X, T, last)
+        if ok:
+            g = gcd(T, *X)
+            key = (X[0] // g, X[1] // g, X[2] // g, X[3] // g, T // g)
+            if key not in found:
+                found[key] = True
+    return found
+
+
+def _vertex_keys3(R):
+    """:func:`_vertex_keys` for ``n = 3`` (the :func:`_cramer3` adjugate; feasibility tested
+    before the gcd normalisation)."""
+    found = {}
+    last = 0
+    for r1, r2, r3 in itertools.combinations(R, 3):
+        (a, b, c, u), (d, e, f, v), (g, h, i, w) = r1, r2, r3
+        A0, A1, A2 = e * i - f * h, f * g - d * i, d * h - e * g
+        det = a * A0 + b * A1 + c * A2
+        if not det:
+            continue
+        X = (
+            -(A0 * u + (c * h - b * i) * v + (b * f - c * e) * w),
+            -(A1 * u + (a * i - c * g) * v + (c * d - a * f) * w),
+            -(A2 * u + (b * g - a * h) * v + (a * e - b * d) * w),
+        )
+        if det < 0:
+            X = (-X[0], -X[1], -X[2])
+            det = -det
+        ok, last = _feasible(R, X, det, last)
+        if ok:
+            gg = gcd(det, X[0], X[1], X[2])
+            key = (X[0] // gg, X[1] // gg, X[2] // gg, det // gg)
+            if key not in found:
+                found[key] = True
+    return found
+
+
+def _vertex_keys(R, n):
+    """Normalised ``X + (T,)`` of the feasible solutions of every ``n``-subset of rows, in
+    order of first discovery."""
     found = {}
     for sub in itertools.combinations(range(len(R)), n):
         sub_rows = [R[k] for k in sub]
@@ -861,10 +961,7 @@ def _vertices(cons, p, n):
                 break
         if ok:
             found[key] = True
-    verts = [tuple(fmpq(x, k[n]) for x in k[:n]) for k in found]
-    if n == 2 and len(verts) > 1:
-        verts.sort(key=functools.cmp_to_key(lambda a, b: _angle_cmp(a, b, p)))
-    return tuple(verts)
+    return found
 
 
 def _angle_cmp(a, b, c) -> int:
