@@ -214,10 +214,7 @@ def int_row(normal, offset):
     return [int(v.p) * (d // int(v.q)) for v in normal] + [int(offset.p) * (d // int(offset.q))], d
 
 
-def _gcd(a, b):
-    from math import gcd
-
-    return gcd(a, b)
+from math import gcd as _gcd  # noqa: E402
 
 
 def _solve_int(rows, n):

@@ -544,6 +544,13 @@ def _facet_screen(cons, p, wit):
                 acc += a * x
             if acc <= 0:
                 return False
+        if n == 3:
+            x0, x1, x2, x3 = col
+            for i, (a0, a1, a2, a3) in enumerate(R):
+                if a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 <= 0 and i != k:
+                    last = i
+                    return False
+            return True
         for i in range(m):
             if i == k or i == last:
                 continue
@@ -861,6 +868,18 @@ def _feasible(R, X, T, last):
         acc += a * x
     if acc < 0:
         return False, last
+    if len(X) == 3:
+        x0, x1, x2 = X
+        for i, (a0, a1, a2, c) in enumerate(R):
+            if a0 * x0 + a1 * x1 + a2 * x2 + c * T < 0:
+                return False, i
+        return True, last
+    if len(X) == 4:
+        x0, x1, x2, x3 = X
+        for i, (a0, a1, a2, a3, c) in enumerate(R):
+            if a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 + c * T < 0:
+                return False, i
+        return True, last
     for i, r in enumerate(R):
         acc = r[-1] * T
         for a, x in zip(r, X):
