@@ -50,6 +50,7 @@ exact strict test on every facet allows. A forced neuron's certificate
 from __future__ import annotations
 
 import time
+from itertools import chain as _chain
 from math import gcd, lcm
 
 import numpy as np
@@ -148,38 +149,28 @@ def _layer_G(Wd, M, D):
 
     Exact integer arithmetic either way: NumPy int64 (its integer matmul has no rounding)
     only when ``row sum |W| * max |M| < 2^62`` proves that no partial sum overflows, else
-    ``fmpz_mat``.
+    ``fmpz_mat``. Also returns the NumPy array (or ``None``) and that bound on ``|G|``.
     """
     A = M + [[0, 0, D]]
     arr = Wd[2]
     if arr is not None:
-        big = D
-        for r in M:
-            for v in r:
-                if v > big:
-                    big = v
-                elif -v > big:
-                    big = -v
+        big = max(map(abs, _chain(*A)))  # >= D > 0
         if Wd[3] * big < _I64:
             R = arr @ np.array(A, dtype=np.int64)
-            return R.tolist(), Wd[1] * D, R
+            return R.tolist(), Wd[1] * D, R, Wd[3] * big
     R = (Wd[0] * fmpz_mat(A)).tolist()
-    return [[int(r[0]), int(r[1]), int(r[2])] for r in R], Wd[1] * D, None
+    return [[int(r[0]), int(r[1]), int(r[2])] for r in R], Wd[1] * D, None, None
 
 
-def _signs_on(G, Garr, V):
+def _signs_on(G, Garr, V, gbound=None):
     """Per row of ``G``: ``(min H, max H)`` over the corners ``V`` (exact; NumPy int64 only
-    when ``3 max|G| max|V| < 2^62`` bounds every partial sum)."""
+    when ``3 max|G| max|V| < 2^62`` bounds every partial sum; ``gbound >= max|G|`` spares
+    computing ``max|G|`` when it is enough)."""
     if Garr is not None:
-        bv = 0
-        for v in V:
-            for x in v:
-                if x > bv:
-                    bv = x
-                elif -x > bv:
-                    bv = -x
-        bg = int(np.abs(Garr).max()) if len(G) else 0
-        if 3 * bg * bv < _I64:
+        bv = max(map(abs, _chain(*V)))
+        if gbound is None or 3 * gbound * bv >= _I64:
+            gbound = int(np.abs(Garr).max()) if len(G) else 0
+        if 3 * gbound * bv < _I64:
             Hm = Garr @ np.array(V, dtype=np.int64).T
             return Hm.min(axis=1).tolist(), Hm.max(axis=1).tolist()
     mins, maxs = [], []
@@ -248,18 +239,19 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
     for l in range(1, L):
         Wd = ints[l - 1]
         new_items = []
+        tags = [(l, i) for i in range(net.architecture[l])]
         for cell in items:
-            G, S, Garr = _layer_G(Wd, cell.M, cell.D)
+            G, S, Garr, gb = _layer_G(Wd, cell.M, cell.D)
             nl = len(G)
             CV, CE = cell.V, cell.E
-            mins, maxs = _signs_on(G, Garr, CV)
+            mins, maxs = _signs_on(G, Garr, CV, gb)
             bits = [0] * nl
             sides = [0] * nl
             zero = list(cell.zero)
             forced = dict(cell.forced)  # copying a dict keeps the stored hashes of the tags
             cut = []
             for i, (g0, g1, g2) in enumerate(G):
-                tag = (l, i)
+                tag = tags[i]
                 if not g0 and not g1:
                     if g2 > 0:
                         bits[i] = 1
@@ -279,7 +271,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
             nodes = [(CV, CE, bits, sides, [])]
             for i in cut:
                 g0, g1, g2 = G[i]
-                tag = (l, i)
+                tag = tags[i]
                 rpos = (g0, g1, g2, S, tag)
                 rneg = (-g0, -g1, -g2, S, tag)
                 nxt = []
@@ -509,11 +501,14 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
         seen = set()
         for i in range(k):
             e = E[i]
-            if e is None or id(e) in seen:
+            if e is None:
                 continue
-            seen.add(id(e))
+            ie = id(e)
+            if ie in seen:
+                continue
+            seen.add(ie)
             recs.append(e)
-            if id(e) not in wit:
+            if ie not in wit:
                 v, w = V[i], V[i + 1 if i + 1 < k else 0]
                 # the witness is symmetric in the edge's ends: shared with the neighbour
                 # across the edge (same corner objects, in the other order)
@@ -528,7 +523,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                     else:
                         q = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
                     mids[key] = q
-                wit[id(e)] = q
+                wit[ie] = q
         if nfin:
             for v in V:
                 T = v[2]
@@ -640,7 +635,7 @@ def _simplify_int(sx, sy, den, recs):
 
 def gradient_of(cell, ints):
     """Exact ``(gradient fmpq_mat, offsets)`` of the output layer on the leaf."""
-    G, S, _ = _layer_G(ints[-1], cell.M, cell.D)
+    G, S, _, _ = _layer_G(ints[-1], cell.M, cell.D)
     m = len(G)
     grad = fmpq_mat(m, 2, [fmpq(x, S) for g in G for x in g[:2]])
     return grad, tuple(fmpq(g[2], S) for g in G)
