@@ -96,6 +96,10 @@ def eliminate(M):
             break
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
+def eye(n):
+    """The n x n identity matrix (rows of Fractions)."""
+    return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+
 def rank(M):
     return eliminate(M)[0]
 
@@ -144,7 +148,7 @@ def _pattern_layers(net, pattern):
 def local_affine(net, pattern):
     """Per layer (output last), the pattern-P affine forms (g, c), z = g.x + c, of the pre-activations."""
     P, n0, layers = _pattern_layers(net, pattern), net.arch[0], []
-    cur = [([Fraction(int(i == j)) for j in range(n0)], Z) for i in range(n0)]
+    cur = [(row, Z) for row in eye(n0)]
     for l, (W, b) in enumerate(zip(net.W, net.b)):
         z = []
         for row, c in zip(W, b):

@@ -1,24 +1,19 @@
 """Kind EQUIVALENT: a REGIONS body for h = f - g, zero on every cell (proofs/spec-1.0-equivalent.md)."""
 
-from fractions import Fraction
-
 from proofs import check as fw
 from proofs import kind_regions
 
 Z = fw.Z
-
-def _eye(n):
-    return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
 
 def _pad(Ws, bs, H):
     """Pad to H hidden layers with the same function (lemma, (P0)-(P2)); an affine map x -> Wx + b
     first becomes relu(Wx + b) - relu(-Wx - b)."""
     if len(Ws) == 1:
         W, b, m = Ws[0], bs[0], len(bs[0])
-        Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in _eye(m)]]
+        Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in fw.eye(m)]]
         bs = [list(b) + [-v for v in b], [Z] * m]
-    k, w = len(Ws) - 1, len(bs[-2])  # k hidden layers, the last of width w: insert H - k identities
-    return Ws[:-1] + [_eye(w) for _ in range(H - k)] + Ws[-1:], bs[:-1] + [[Z] * w for _ in range(H - k)] + bs[-1:]
+    n, w = H + 1 - len(Ws), len(bs[-2])  # insert n identity layers of the last hidden width w
+    return Ws[:-1] + [fw.eye(w) for _ in range(n)] + Ws[-1:], bs[:-1] + [[Z] * w for _ in range(n)] + bs[-1:]
 
 def difference(Wf, bf, Wg, bg):
     """Layers (weights, biases) of the difference network h = f - g."""

@@ -1,7 +1,5 @@
 """Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md)."""
 
-from fractions import Fraction
-
 from proofs import check as fw
 from proofs import kind_equivalent
 from proofs.orbit import outside_orbit
@@ -36,7 +34,7 @@ def orbit_key(net):
         col = [r[j] for r in net.W[1]] if net.depth == 2 else []
         a = next((abs(v) for v in row if v), None)
         if a is None:
-            s = next((abs(v) for v in col if v), Fraction(1))
+            s = next((abs(v) for v in col if v), 1)
             keys.append((0, tuple(row), tuple(v / s for v in col)))
         else:
             keys.append((1, tuple(v / a for v in row), tuple(v * a for v in col)))

@@ -1,7 +1,5 @@
 """Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
 
-from fractions import Fraction
-
 from proofs import check as fw
 
 eliminate = fw.eliminate  # (rank, determinant): fraction-free elimination, in the framework
@@ -12,7 +10,7 @@ def jacobian_rows(net, x):
     L, hs = net.depth, [list(x)] + [[v if v > 0 else fw.Z for v in z] for z in pre[:-1]]
     rows = []
     for o in range(net.arch[-1]):
-        deltas = [None] * (L - 1) + [[Fraction(int(i == o)) for i in range(net.arch[-1])]]
+        deltas = [None] * (L - 1) + [fw.eye(net.arch[-1])[o]]
         for l in range(L - 2, -1, -1):  # back-propagate d f_o / d z_l through the frozen pattern
             up = deltas[l + 1]
             deltas[l] = [sum((net.W[l + 1][k][i] * up[k] for k in range(len(up))), fw.Z) if pre[l][i] > 0 else fw.Z

@@ -1,7 +1,6 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); re-derives every claim, never searches."""
 
 import re
-from fractions import Fraction
 
 from proofs import check as fw
 
@@ -67,8 +66,7 @@ def _parse(body, n, N, index):
     return box, pats, pts, forced, facets, cells
 
 def verify_net(net, body):
-    """Verify a REGIONS body for ``net`` (a ``check.Net``); returns the cell lines [(lineno, I)]
-    and the patterns. Raises ``check.Reject`` / ``check.Malformed``."""
+    """Verify a REGIONS body for ``net`` (a ``check.Net``); returns its cell lines [(lineno, I)] and patterns."""
     n, N = net.arch[0], net.num_hidden
     names = [(l, i) for l in range(1, net.depth) for i in range(net.arch[l])]
     index = {nm: k for k, nm in enumerate(names)}
@@ -83,7 +81,7 @@ def verify_net(net, body):
 
     def side(ln, a, s):  # the box side b_(a,s) >= 0
         fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
-        e = [Fraction(int(j == a)) * (1 if s == 0 else -1) for j in range(n)]
+        e = [v * (1 if s == 0 else -1) for v in fw.eye(n)[a]]
         return e, (-box[0] if s == 0 else box[1])
 
     # 1. interior points: strict signs (zero only for a neuron identically zero, pattern bit 0)
@@ -96,8 +94,7 @@ def verify_net(net, body):
             fw.require(z > 0 if pats[I][k] else z < 0 or not any(g) and c == 0, "E_SIGN", pln,
                        f"neuron {names[k]} has the wrong sign at the point of cell {I}")
     # 2. covering: every absent sibling prefix needs a forced line with a valid certificate
-    prefixes = {p[:k] for p in pats for k in range(N + 1)}
-    used = set()
+    prefixes, used = {p[:k] for p in pats for k in range(N + 1)}, set()
     for I in range(K):
         for k in range(N):
             if pats[I][:k] + (1 - pats[I][k],) in prefixes:
@@ -107,7 +104,7 @@ def verify_net(net, body):
             used.add((I, k))
             fln, mu, terms = forced[(I, k)]
             fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
-            acc, accc = [Fraction(0)] * n, mu
+            acc, accc = [fw.Z] * n, mu
             for kind, (a, b), lam in terms:
                 fw.require(lam >= 0, "E_MULTIPLIER", fln, "negative multiplier")
                 if kind == "n":

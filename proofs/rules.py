@@ -47,8 +47,7 @@ def replay(Ws, bs, tokens):
             V[o][j] += r * V[o][i]
     elif name in ("unused", "dead", "active", "hidden"):
         need(len(args) == 1, "needs one neuron")
-        i = args[0]
-        w = W[i]
+        i, w = args[0], W[args[0]]
         if name == "unused":
             need(all(V[o][i] == 0 for o in outs), "outgoing column not zero")
             if not any(w + [b[i]]):
