@@ -261,11 +261,17 @@ def _float_lp(c, A, b, x0, maxit=60):
     (basis and the row ``B[i]`` whose release gives an improving ray) or ``None``. A proposal
     only: :func:`minimize_checked` verifies it exactly. Phase 1 walks from ``x0`` along the
     projected descent direction, collecting one blocking row per step (``n`` steps reach a
-    vertex); phase 2 is the usual vertex-to-vertex simplex.
+    vertex); phase 2 is the usual vertex-to-vertex simplex. ``n = 3`` goes to the written-out
+    :func:`_float_lp3` (the same proposals).
     """
-    n = len(x0)
-    if n == 3:
+    if len(x0) == 3:
         return _float_lp3(c, A, b, x0, maxit)
+    return _float_lp_generic(c, A, b, x0, maxit)
+
+
+def _float_lp_generic(c, A, b, x0, maxit=60):
+    """:func:`_float_lp` for any ``n``."""
+    n = len(x0)
     m = len(A)
     s = [sum(map(_mul, a, x0)) + bk for a, bk in zip(A, b)]  # slacks at x
     free = [True] * m

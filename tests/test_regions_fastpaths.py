@@ -1,0 +1,165 @@
+"""The region engine's written-out fast paths against the generic code they replace.
+
+Every fast path must give *the same* answer (not merely an equally valid one): the same float
+proposals, the same vertices in the same order, the same facet witnesses, the same cells.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import random
+import time
+
+import pytest
+from flint import fmpq, fmpz_mat
+
+from exactnet import lp, regions, regions2d
+from exactnet.errors import LimitError
+from exactnet.randnet import random_network
+from exactnet.regions import compute_regions
+
+
+def _rows(rng, m, n, degenerate):
+    R = [[rng.randint(-6, 6) for _ in range(n + 1)] for _ in range(m)]
+    if degenerate and m > 3:
+        R[1] = list(R[0])  # a repeated row
+        R[2] = [2 * v for v in R[0][:n]] + [R[0][n] + 1]  # a parallel one
+        R[3] = [0] * (n + 1)  # a zero row
+    return R
+
+
+@pytest.mark.parametrize("n", [3, 4])
+@pytest.mark.parametrize("seed", range(12))
+def test_vertex_keys_written_out_match_generic(n, seed):
+    rng = random.Random(seed)
+    for degenerate in (False, True):
+        R = _rows(rng, rng.randint(n, 9), n, degenerate)
+        fast = regions._vertex_keys3(R) if n == 3 else regions._vertex_keys4(R)
+        assert list(fast) == list(regions._vertex_keys(R, n))
+
+
+def test_vertex_keys_box_corners():
+    # the unit cube [-1, 1]^3: 8 vertices; the 4-cube: 16
+    for n in (3, 4):
+        R = []
+        for i in range(n):
+            e = [0] * n
+            e[i] = 1
+            R.append(e + [1])
+            R.append([-v for v in e] + [1])
+        keys = regions._vertex_keys3(R) if n == 3 else regions._vertex_keys4(R)
+        assert len(keys) == 2**n
+        assert list(keys) == list(regions._vertex_keys(R, n))
+
+
+def _facet_screen_full_product(cons, p, wit):
+    """The former implementation: every candidate against every constraint in one fmpz_mat
+    product, candidates in constraint order (projection first, then the remembered witness)."""
+    from math import lcm
+
+    n = len(p)
+    m = len(cons)
+    R = [c[3][0] for c in cons]
+    Tp = 1
+    for x in p:
+        if int(x.q) != 1:
+            Tp = lcm(Tp, int(x.q))
+    P = [int(x.p) * (Tp // int(x.q)) for x in p]
+    cols, owners = [], []
+    for k, r in enumerate(R):
+        g = sum(v * v for v in r[:n])
+        if not g:
+            continue
+        sk = r[n] * Tp + sum(a * x for a, x in zip(r, P))
+        cols.append([x * g - sk * a for x, a in zip(P, r)] + [Tp * g])
+        owners.append(k)
+        w = wit.get(cons[k][2]) if wit else None
+        if w is not None:
+            Tw = 1
+            for x in w:
+                if int(x.q) != 1:
+                    Tw = lcm(Tw, int(x.q))
+            cols.append([int(x.p) * (Tw // int(x.q)) for x in w] + [Tw])
+            owners.append(k)
+    out = [None] * m
+    if not cols:
+        return out
+    V = (fmpz_mat(R) * fmpz_mat(n + 1, len(cols), [col[i] for i in range(n + 1) for col in cols])).tolist()
+    for j, k in enumerate(owners):
+        if out[k] is not None or V[k][j] != 0:
+            continue
+        if all(V[i][j] > 0 for i in range(m) if i != k):
+            out[k] = tuple(fmpq(x, cols[j][n]) for x in cols[j][:n])
+    return out
+
+
+@pytest.mark.parametrize("arch, box", [((3, 5, 5, 1), (-1, 1)), ((3, 6, 1), None), ((4, 4, 4, 1), (-1, 1))])
+def test_facet_screen_matches_full_product(monkeypatch, arch, box):
+    seen = []
+    orig = regions._facet_screen
+
+    def spy(cons, p, wit):
+        out = orig(cons, p, wit)
+        seen.append(out == _facet_screen_full_product(cons, p, wit))
+        return out
+
+    monkeypatch.setattr(regions, "_facet_screen", spy)
+    compute_regions(random_network(arch, seed=2), box=box)
+    assert seen and all(seen)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_float_lp3_same_proposals_as_generic(seed):
+    rng = random.Random(seed)
+    for _ in range(40):
+        m = rng.randint(3, 10)
+        A = [[rng.uniform(-1, 1) for _ in range(3)] for _ in range(m)]
+        x0 = [rng.uniform(-0.2, 0.2) for _ in range(3)]
+        b = [-sum(a * x for a, x in zip(r, x0)) + rng.uniform(0.01, 1) for r in A]  # x0 strictly inside
+        c = [rng.uniform(-1, 1) for _ in range(3)]
+        assert lp._float_lp3(c, A, b, x0) == lp._float_lp_generic(c, A, b, x0)
+
+
+@pytest.mark.parametrize("arch, box", [((2, 6, 6, 1), None), ((2, 5, 5, 2), (-1, 1)), ((2, 4, 4, 4, 3), None)])
+def test_cells_2d_match_leaf_by_leaf_finishing(arch, box):
+    """:func:`regions2d.cells_2d` (caches, integer angle order, batched output map) against
+    :func:`regions2d.finish_cell` + :func:`regions2d.gradient_of` + rational angle order."""
+    net = random_network(arch, seed=3)
+    rc = compute_regions(net, box=box)
+    qbox = None if box is None else (fmpq(box[0]), fmpq(box[1]))
+    leaves, ints = regions2d.compute_cells_2d(net, qbox, None, None, None, time.monotonic())
+    assert len(leaves) == len(rc.cells)
+    for leaf, cell in zip(leaves, rc.cells):
+        point, recs, wit, fin, bounded = regions2d.finish_cell(leaf, ints, True)
+        assert cell.interior_point == point
+        assert cell.bounded == (bounded or box is not None)
+        assert [(k.normal, k.offset, k.witness) for k in cell.constraints] == [
+            regions2d.rec_exact(r) + (wit[id(r)],) for r in recs
+        ]
+        corners = [(fmpq(v[0], v[2]), fmpq(v[1], v[2])) for v in fin]
+        if corners:
+            b = 0
+            for k in range(1, len(corners)):
+                if regions._angle_cmp(corners[k], corners[b], point) < 0:
+                    b = k
+            corners = corners[b:] + corners[:b]
+        assert list(cell.corners) == corners
+        G, offs = regions2d.gradient_of(leaf, ints)
+        assert cell.gradient == G and cell.offset == offs
+
+
+def test_gc_state_restored():
+    net = random_network((2, 4, 4, 1), seed=0)
+    assert gc.isenabled()
+    compute_regions(net)
+    assert gc.isenabled()
+    with pytest.raises(LimitError):
+        compute_regions(net, max_cells=1)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        compute_regions(net)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
