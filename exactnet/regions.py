@@ -44,9 +44,9 @@ Exact accelerations, all decisions rather than guesses:
 * a node remembers, per constraint, a point where it vanishes and every other constraint
   was positive (the split point of the LP segment); before the redundancy LPs these points
   and the orthogonal projections of the interior point on every constraint's hyperplane are
-  tested exactly against all current constraints in one integer matrix product
-  (:func:`_facet_screen`); a candidate with ``h_k = 0`` and every other constraint ``> 0``
-  *is* a facet witness (no LP);
+  tested exactly against all current constraints in Python integers, stopping at the first
+  constraint that rejects them (:func:`_facet_screen`); a candidate with ``h_k = 0`` and every
+  other constraint ``> 0`` *is* a facet witness (no LP);
 * ``n0 = 2`` is delegated to :mod:`exactnet.regions2d` (the same subdivision on exact
   polygons in homogeneous integers: no LP at all; certificate multipliers computed only
   when a certificate is written, :func:`forced_certificate`). The older planar
@@ -71,7 +71,7 @@ from math import gcd, lcm
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from flint import fmpq, fmpq_mat, fmpz_mat
+from flint import fmpq, fmpq_mat
 
 from .errors import LimitError, ShapeError, ValueRangeError
 from .lp import _aux, _floats, checked_prep, float_lp_batch, minimize, minimize_checked
