@@ -363,7 +363,7 @@ def _lp_piece_point(h: Vec, t: list[Vec], s: Sequence[int]) -> Vec | None:
     moved exactly onto the hyperplane, and kept only when every sign holds exactly.
     """
     import numpy as np
-    from scipy.optimize import linprog
+    from .lp import linprog_quiet as linprog
 
     n0 = len(h) - 1
     if not t:

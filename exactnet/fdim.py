@@ -778,7 +778,7 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     when undecided within ``max_nodes``.
     """
     import numpy as np
-    from scipy.optimize import linprog
+    from .lp import linprog_quiet as linprog
 
     lt, it = target
     n0 = net.input_dim

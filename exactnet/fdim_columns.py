@@ -112,7 +112,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.perf_counter()`` value)."""
     import numpy as np
-    from scipy.optimize import linprog
+    from .lp import linprog_quiet as linprog
 
     from .fdim import _exact_multipliers
 

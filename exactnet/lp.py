@@ -30,6 +30,9 @@ Results:
 
 from __future__ import annotations
 
+import contextlib as _contextlib
+import os as _os
+import sys as _sys
 from operator import mul as _mul
 
 import numpy as _np
@@ -39,7 +42,37 @@ from flint import fmpq
 
 from .errors import ExactnetError
 
-__all__ = ["maximize", "minimize", "verify_multipliers", "LPError"]
+__all__ = ["maximize", "minimize", "verify_multipliers", "LPError", "solver_output_to_stderr", "linprog_quiet"]
+
+
+@_contextlib.contextmanager
+def solver_output_to_stderr():
+    """Send what C libraries write to file descriptor 1 (HiGHS prints some solver failures there,
+    whatever scipy's ``disp``) to standard error while the block runs, so that machine-readable
+    standard output (``--json``) stays clean. A no-op when standard output has no file descriptor
+    (e.g. captured by pytest)."""
+    try:
+        fd, err = _sys.stdout.fileno(), _sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    _sys.stdout.flush()
+    saved = _os.dup(fd)
+    try:
+        _os.dup2(err, fd)
+        yield
+    finally:
+        _sys.stdout.flush()
+        _os.dup2(saved, fd)
+        _os.close(saved)
+
+
+def linprog_quiet(*args, **kwargs):
+    """``scipy.optimize.linprog`` under :func:`solver_output_to_stderr` (floats only propose)."""
+    from scipy.optimize import linprog
+
+    with solver_output_to_stderr():
+        return linprog(*args, **kwargs)
 
 Q0 = fmpq(0)
 Q1 = fmpq(1)

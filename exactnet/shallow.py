@@ -338,7 +338,7 @@ def _float_phi(vecs: list[list[fmpq]], R: list[int]):
     U = np.array([[float(x) for x in vecs[j]] for j in R])
     U = U / (np.abs(U).max() or 1.0)
     try:
-        from scipy.optimize import linprog
+        from .lp import linprog_quiet as linprog
     except ImportError:
         phi = np.linalg.lstsq(U, np.ones(r), rcond=None)[0]
         for _ in range(10 * r):
