@@ -21,21 +21,23 @@ Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Ja
 "float wrong": the float estimate differs from the proved exact value; "float > lb": it is
 above our proved lower bound (never seen: it would show that our sample missed a region).
 
-Last run (2026-12-02, ``--count 20 --max-seconds-per-config 100``, 2 cores shared with
-several other test runs, load average 7-8, so the times are inflated about 3-4 times and the
-per-row cap cut the counts, column "nets"; 52 of 78 networks exact, total 1026 s)::
+Last run (2026-12-03, ``--count 20``, widths 5 and widths 10,15 in two processes at once with
+``--max-seconds-per-config 1500``, on 2 cores shared with other jobs, load average 4-6, so the
+times are inflated about 2-3 times; the cap cut only the last row, column "nets"). 102 of 173
+networks exact (the previous run, 2026-12-02, before the relation, column and
+active-where-needed facts: 52 of 78, with more rows cut by the cap)::
 
     | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
     |---|---|---|---|---|---|---|---|---|---|---|---|---|
-    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 19 / 0 | 1 | 74.9 | 75.0 | 66.0 | 18/19 | 0/1 | 2/2 (2.48) | 1.37 (10.40) |
-    | 10,10,10,10,1 (4) | 341 | 311 | 15 | 11 / 0 | 4 | 301.9 | 302.2 | 295.2 | 8/11 | 0/4 | - | 4.56 (10.08) |
-    | 15,15,15,15,1 (4) | 736 | 691 | 2 | 2 / 0 | 0 | 691.0 | 691.0 | 678.5 | 2/2 | 0/0 | - | 33.38 (57.33) |
-    | 5,5,5,5,5,1 (5) | 126 | 106 | 16 | 10 / 0 | 6 | 93.9 | 94.7 | 76.1 | 9/10 | 0/6 | 1/1 (4.72) | 5.08 (14.75) |
-    | 10,10,10,10,10,1 (5) | 451 | 411 | 9 | 6 / 0 | 3 | 399.4 | 399.9 | 380.1 | 6/6 | 0/3 | - | 8.42 (14.81) |
-    | 15,15,15,15,15,1 (5) | 976 | 916 | 2 | 1 / 0 | 1 | 907.0 | 908.5 | 891.5 | 1/1 | 0/1 | - | 41.84 (64.03) |
-    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 8 | 2 / 0 | 6 | 104.8 | 108.2 | 87.9 | 2/2 | 0/6 | - | 11.30 (27.91) |
-    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 4 | 1 / 0 | 3 | 485.0 | 494.5 | 447.5 | 1/1 | 0/3 | - | 23.32 (34.83) |
-    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 2 | 0 / 0 | 2 | 1118.5 | 1133.0 | 1084.0 | 0/0 | 0/2 | - | 78.00 (79.15) |
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (1.66) | 0.65 (1.65) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 16 / 0 | 4 | 303.0 | 303.2 | 296.7 | 12/16 | 0/4 | - | 6.22 (21.93) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 18 / 0 | 2 | 678.7 | 678.8 | 669.1 | 16/18 | 0/2 | - | 13.42 (39.38) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 15 / 0 | 5 | 94.2 | 94.7 | 77.0 | 14/15 | 0/5 | 1/1 (5.34) | 4.44 (17.03) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 12 / 0 | 8 | 400.0 | 400.9 | 378.7 | 11/12 | 0/8 | - | 12.90 (37.44) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 20 | 6 / 0 | 14 | 900.4 | 905.0 | 873.9 | 6/6 | 0/14 | - | 58.27 (112.88) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 11 / 0 | 9 | 106.4 | 109.7 | 82.5 | 11/11 | 0/9 | - | 13.25 (45.21) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 4 / 0 | 16 | 492.6 | 498.6 | 452.4 | 4/4 | 0/16 | - | 38.35 (85.23) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 13 | 2 / 0 | 11 | 1098.6 | 1123.2 | 1047.6 | 2/2 | 0/11 | - | 126.12 (207.44) |
 
 Usage: ``python benchmarks/bench_fdim.py [--count 20] [--depths 4,5,6] [--widths 5,10,15]``.
 """
