@@ -287,6 +287,35 @@ def _solve_int(rows, n):
     return X, det
 
 
+def _face_direction(Q, n):
+    """The coordinate axis projected off the span of the orthonormal ``Q`` with the largest norm,
+    and that norm (``None`` when it is below 1e-9): a direction of the current face."""
+    best = None
+    for j in range(n):
+        e = [0.0] * n
+        e[j] = 1.0
+        for q in Q:
+            t = q[j]
+            e = [ei - t * qi for ei, qi in zip(e, q)]
+        ne = sum(map(_mul, e, e))
+        if best is None or ne > best[0]:
+            best = (ne, e)
+    nd = best[0] ** 0.5
+    return None if nd < 1e-9 else (best[1], nd)
+
+
+def _first_block(r, s, free):
+    """Ratio test of phase 1: ``(step, row)`` of the first free row met along a direction whose
+    row products are ``r`` from slacks ``s``; ``(None, -1)`` when no row blocks."""
+    t, kb = None, -1
+    for k, rk in enumerate(r):
+        if rk < -1e-12 and free[k]:
+            tk = s[k] / -rk
+            if t is None or tk < t:
+                t, kb = tk, k
+    return t, kb
+
+
 def _float_lp(c, A, b, x0, maxit=60):
     """Float64 active-set simplex for ``min c.x`` over ``A x + b >= 0`` from the feasible ``x0``.
 
@@ -317,31 +346,15 @@ def _float_lp_generic(c, A, b, x0, maxit=60):
             t = sum(map(_mul, q, d))
             d = [di - t * qi for di, qi in zip(d, q)]
         nd = sum(map(_mul, d, d)) ** 0.5
-        if nd < 1e-9 * (1.0 + cn):
-            best = None  # objective constant on the current face: any direction of the face
-            for j in range(n):
-                e = [0.0] * n
-                e[j] = 1.0
-                for q in Q:
-                    t = q[j]
-                    e = [ei - t * qi for ei, qi in zip(e, q)]
-                ne = sum(map(_mul, e, e))
-                if best is None or ne > best[0]:
-                    best = (ne, e)
-            d = best[1]
-            nd = best[0] ** 0.5
-            if nd < 1e-9:
+        if nd < 1e-9 * (1.0 + cn):  # objective constant on the current face: any direction of the face
+            face = _face_direction(Q, n)
+            if face is None:
                 return None
+            d, nd = face
         d = [di / nd for di in d]
         for attempt in (0, 1):
             r = [sum(map(_mul, a, d)) for a in A]
-            t, kb = None, -1
-            for k in range(m):
-                rk = r[k]
-                if rk < -1e-12 and free[k]:
-                    tk = s[k] / -rk
-                    if t is None or tk < t:
-                        t, kb = tk, k
+            t, kb = _first_block(r, s, free)
             if kb >= 0:
                 break
             if attempt == 0 and abs(sum(map(_mul, c, d))) < 1e-12 * (1.0 + cn):
@@ -410,30 +423,14 @@ def _float_lp3(c, A, b, x0, maxit=60):
             d0, d1, d2 = d0 - t * q0, d1 - t * q1, d2 - t * q2
         nd = (d0 * d0 + d1 * d1 + d2 * d2) ** 0.5
         if nd < 1e-9 * (1.0 + cn):
-            best = None
-            for j in range(3):
-                e = [0.0] * 3
-                e[j] = 1.0
-                for q in Q:
-                    t = q[j]
-                    e = [ei - t * qi for ei, qi in zip(e, q)]
-                ne = sum(map(_mul, e, e))
-                if best is None or ne > best[0]:
-                    best = (ne, e)
-            d0, d1, d2 = best[1]
-            nd = best[0] ** 0.5
-            if nd < 1e-9:
+            face = _face_direction(Q, 3)
+            if face is None:
                 return None
+            (d0, d1, d2), nd = face
         d0, d1, d2 = d0 / nd, d1 / nd, d2 / nd
         for attempt in (0, 1):
             r = [a0 * d0 + a1 * d1 + a2 * d2 for a0, a1, a2 in A]
-            t, kb = None, -1
-            for k in range(m):
-                rk = r[k]
-                if rk < -1e-12 and free[k]:
-                    tk = s[k] / -rk
-                    if t is None or tk < t:
-                        t, kb = tk, k
+            t, kb = _first_block(r, s, free)
             if kb >= 0:
                 break
             if attempt == 0 and abs(c0 * d0 + c1 * d1 + c2 * d2) < 1e-12 * (1.0 + cn):
