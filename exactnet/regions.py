@@ -68,7 +68,7 @@ import gc
 import itertools
 import time
 from math import gcd, lcm
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable, Sequence
 
 from flint import fmpq, fmpq_mat
@@ -128,39 +128,21 @@ class Cell:
     sides: tuple = ()  # per hidden neuron in order: 1 split on this branch, 0 forced
 
 
-_new = object.__new__
+def _maker(cls):
+    """``cls(*values)`` with every field given positionally, without the frozen dataclass
+    ``__init__`` (the same object: equality, hash and repr come from the fields)."""
+    names = tuple(f.name for f in fields(cls))
+    new = object.__new__
+
+    def make(*values):
+        obj = new(cls)
+        obj.__dict__.update(zip(names, values))
+        return obj
+    return make
 
 
-def _mk_constraint(normal, offset, neuron, neighbour, witness, box_side):
-    """``Constraint(...)`` without the frozen dataclass ``__init__`` (same fields, same object:
-    equality, hash and repr come from the fields)."""
-    c = _new(Constraint)
-    d = c.__dict__
-    d["normal"] = normal
-    d["offset"] = offset
-    d["neuron"] = neuron
-    d["neighbour"] = neighbour
-    d["witness"] = witness
-    d["box_side"] = box_side
-    return c
-
-
-def _mk_cell(pattern, interior_point, constraints, gradient, offset, vertices, bounded, corners, zero, forced, sides):
-    """``Cell(...)`` with every field given, without the frozen dataclass ``__init__``."""
-    c = _new(Cell)
-    d = c.__dict__
-    d["pattern"] = pattern
-    d["interior_point"] = interior_point
-    d["constraints"] = constraints
-    d["gradient"] = gradient
-    d["offset"] = offset
-    d["vertices"] = vertices
-    d["bounded"] = bounded
-    d["corners"] = corners
-    d["zero"] = zero
-    d["forced"] = forced
-    d["sides"] = sides
-    return c
+_mk_constraint = _maker(Constraint)
+_mk_cell = _maker(Cell)
 
 
 class RegionComplex:
