@@ -102,6 +102,7 @@ from flint import fmpq, fmpz_mat
 from .errors import LimitError, UndecidedError
 from .modrank import (
     SMALL_PRIMES,
+    nullspace_basis,
     RankResult,
     certified_rank,
     independent_columns_mod_p,
@@ -120,6 +121,7 @@ __all__ = [
     "irrelevant_with_pairs",
     "relation_candidates",
     "relation_vectors",
+    "scaled_to_unit",
     "generic_random_points",
     "neighbour_points",
     "stacked_jacobian",
@@ -907,21 +909,38 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     return True, None
 
 
+def _prove_each(candidates, proofs, budget: float) -> tuple[list, list]:
+    """The candidates whose proofs all succeed, and the exact points of refutations.
+
+    ``proofs(candidate)`` yields the ``(ok, x)`` results of its branch-and-bound proofs, computed
+    lazily (the first failure stops the candidate). No candidate is started after ``budget``
+    seconds.
+    """
+    t0 = time.perf_counter()
+    proved, witnesses = [], []
+    for cand in candidates:
+        if time.perf_counter() - t0 > budget:
+            break
+        for ok, x in proofs(cand):
+            if x is not None:
+                witnesses.append(x)
+            if not ok:
+                break
+        else:
+            proved.append(cand)
+    return proved, witnesses
+
+
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,
                          max_nodes: int = 60) -> tuple[frozenset, list]:
     """Pairs ``((l,i), (l-1,j))`` proved never both positive (exact LP certificates), and witness points."""
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), []
-    t0 = time.perf_counter()
-    proved, witnesses = set(), []
-    for b, a in pairs:
-        if time.perf_counter() - t0 > budget:
-            break
-        ok, x = _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=max_nodes, partner=a)
-        if ok:
-            proved.add((b, a))
-        elif x is not None:
-            witnesses.append(x)
+
+    def proofs(pair):
+        b, a = pair
+        yield _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=max_nodes, partner=a)
+    proved, witnesses = _prove_each(pairs, proofs, budget)
     return frozenset(proved), witnesses
 
 
@@ -931,25 +950,16 @@ def prove_same_where_active(net: Network, triples, dead, active, budget: float =
     ``z_a`` and ``z_b`` do not have opposite strict signs (two exact branch-and-bound proofs each)."""
     if importlib.util.find_spec("scipy") is None or net.depth < 3:
         return frozenset(), []
-    t0 = time.perf_counter()
     L = net.depth
-    proved, witnesses = set(), []
-    for a, b, j in triples:
-        if time.perf_counter() - t0 > budget:
-            break
-        good = True
+
+    def proofs(triple):
+        a, b, j = triple
         for sa in (1, -1):
             if (sa == 1 and (L - 1, b) in active) or (sa == -1 and (L - 1, a) in active):
                 continue  # that sign combination is impossible already
-            ok, x = _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=max_nodes,
-                                           partner=(L - 2, j), extra=[((L - 1, b), -sa)])
-            if x is not None:
-                witnesses.append(x)
-            if not ok:
-                good = False
-                break
-        if good:
-            proved.add((a, b, j))
+            yield _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=max_nodes,
+                                         partner=(L - 2, j), extra=[((L - 1, b), -sa)])
+    proved, witnesses = _prove_each(triples, proofs, budget)
     return frozenset(proved), witnesses
 
 
@@ -981,6 +991,12 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
     return frozenset(proved_dead), frozenset(proved_active), witnesses
 
 
+def scaled_to_unit(v: Sequence[fmpq]) -> list[fmpq]:
+    """``v / max |v_j|`` (a proposal for the float LPs: their duals stay visible at this scale)."""
+    top = max(abs(x) for x in v)
+    return [x / top for x in v]
+
+
 def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: frozenset = frozenset(),
                         known_units: frozenset = frozenset(),
                         preactivations=None) -> list[tuple[tuple[int, int], list[fmpq]]]:
@@ -1005,17 +1021,11 @@ def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: fr
             rows = [[relu(z[l - 2][j]) for j in cols] + [fmpq(1)] for z in zs if z[l - 1][i] > 0]
             if not rows:
                 continue
-            ints = []
-            for r in rows:
-                d = common_denominator(r)
-                ints.append([int((v * d).p) for v in r])
-            X, nullity = fmpz_mat(ints).nullspace()
-            for k in range(nullity):
+            for x in nullspace_basis(rows, len(cols) + 1):
                 c = [fmpq(0)] * (A[l - 1] + 1)
                 for t, j in enumerate(cols + [A[l - 1]]):
-                    c[j] = fmpq(X[t, k])
-                top = max(abs(v) for v in c)  # scaled to max |c_j| = 1: the float LP's duals stay visible
-                out.append(((l, i), [v / top for v in c]))
+                    c[j] = x[t]
+                out.append(((l, i), scaled_to_unit(c)))
     return out
 
 
@@ -1029,23 +1039,13 @@ def prove_relations_where_active(net: Network, candidates, dead, active, budget:
     """
     if importlib.util.find_spec("scipy") is None:
         return [], []
-    t0 = time.perf_counter()
-    proved, witnesses = [], []
-    for k, c in candidates:
-        if time.perf_counter() - t0 > budget:
-            break
-        good = True
+
+    def proofs(cand):
+        k, c = cand
         for sg in (1, -1):
-            ok, x = _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=max_nodes,
-                                           relation=[sg * v for v in c])
-            if x is not None:
-                witnesses.append(x)
-            if not ok:
-                good = False
-                break
-        if good:
-            proved.append((k, c))
-    return proved, witnesses
+            yield _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=max_nodes,
+                                         relation=[sg * v for v in c])
+    return _prove_each(candidates, proofs, budget)
 
 
 def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant, budget: float = 10.0,
@@ -1058,24 +1058,19 @@ def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant
     """
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), []
-    t0 = time.perf_counter()
-    proved, witnesses = set(), []
-    for l, a in candidates:
-        good = True
+    deadline = time.perf_counter() + budget
+
+    def proofs(neuron):
+        l, a = neuron
         for k, w in enumerate(net.weights(l + 1)):
             if w[a] == 0 or (l + 1, k) in irrelevant:
                 continue
-            if time.perf_counter() - t0 > budget:
-                return frozenset(proved), witnesses
-            ok, x = _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=max_nodes,
-                                           extra=[((l, a), -1)])
-            if x is not None:
-                witnesses.append(x)
-            if not ok:
-                good = False
-                break
-        if good:
-            proved.add((l, a))
+            if time.perf_counter() > deadline:
+                yield None, None  # out of time: not proved
+                return
+            yield _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=max_nodes,
+                                         extra=[((l, a), -1)])
+    proved, witnesses = _prove_each(candidates, proofs, budget)
     return frozenset(proved), witnesses
 
 

@@ -40,10 +40,10 @@ import importlib.util
 import time
 from typing import Sequence
 
-from flint import fmpq, fmpz_mat
+from flint import fmpq
 
+from .modrank import nullspace_basis
 from .network import Network
-from .qq import common_denominator
 
 __all__ = ["column_candidates", "prove_column_relation", "prove_column_relations", "column_vectors",
            "sensitivities"]
@@ -75,6 +75,8 @@ def _pattern_of(z, net: Network) -> dict:
 def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip: frozenset = frozenset()):
     """Candidates ``((l-1, j), l, v)`` from the sample's pre-activations ``zs`` (see the module docstring).
     ``skip``: neurons ``(l-1, j)`` left out (dead or irrelevant ones)."""
+    from .fdim import scaled_to_unit
+
     L, A = net.depth, net.architecture
     out = []
     pats = [_pattern_of(z, net) for z in zs]
@@ -93,17 +95,11 @@ def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip
                         rows.append([c[i][o] for i in cols])
             if not rows:
                 continue
-            ints = []
-            for r in rows:
-                d = common_denominator(r)
-                ints.append([int((x * d).p) for x in r])
-            X, nullity = fmpz_mat(ints).nullspace()
-            for k in range(nullity):
+            for x in nullspace_basis(rows, len(cols)):
                 v = [fmpq(0)] * A[l]
                 for t, i in enumerate(cols):
-                    v[i] = fmpq(X[t, k])
-                top = max(abs(x) for x in v)
-                out.append(((l - 1, j), l, [x / top for x in v]))
+                    v[i] = x[t]
+                out.append(((l - 1, j), l, scaled_to_unit(v)))
     return out
 
 
@@ -233,19 +229,15 @@ def prove_column_relations(net: Network, candidates, dead, active, budget: float
     """The proved candidates and exact refuting points (see :func:`prove_column_relation`)."""
     if importlib.util.find_spec("scipy") is None:
         return [], []
-    t0 = time.perf_counter()
-    proved, witnesses = [], []
-    for cand in candidates:
-        if time.perf_counter() - t0 > budget:
-            break
+    from .fdim import _prove_each
+
+    deadline = time.perf_counter() + budget
+
+    def proofs(cand):
         neuron, l, v = cand
-        ok, x = prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=max_nodes,
-                                      deadline=t0 + budget)
-        if ok:
-            proved.append(cand)
-        elif x is not None:
-            witnesses.append(x)
-    return proved, witnesses
+        yield prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=max_nodes,
+                                    deadline=deadline)
+    return _prove_each(candidates, proofs, budget)
 
 
 def column_vectors(net: Network, proved) -> list[list[fmpq]]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from flint import fmpq, fmpq_mat
 
 from .errors import LimitError, ShapeError, UndecidedError
+from .modrank import nullspace_basis
 from .network import Layer, Network
 from .qq import Q0, Q1
 
@@ -52,25 +53,6 @@ class MinimalShallow:
     network: Network  # a one-hidden-layer realisation with exactly ``neurons`` hidden neurons
 
 
-def _kernel_basis(rows: list[list[fmpq]], n: int) -> list[list[fmpq]]:
-    """Basis of {x : r . x = 0 for r in rows} (exact)."""
-    if not rows:
-        return [[Q1 if i == j else Q0 for j in range(n)] for i in range(n)]
-    R, rank = fmpq_mat(rows).rref()
-    R = R.tolist()
-    piv = []
-    for r in R[:rank]:
-        piv.append(next(j for j, a in enumerate(r) if a))
-    out = []
-    for f in (j for j in range(n) if j not in piv):
-        v = [Q0] * n
-        v[f] = Q1
-        for r, p in zip(R[:rank], piv):
-            v[p] = -r[f]
-        out.append(v)
-    return out
-
-
 def _rank(rows) -> int:
     if not rows or not rows[0]:
         return 0
@@ -78,7 +60,7 @@ def _rank(rows) -> int:
 
 
 def _residual_rank(R, free_ws, n):
-    Q = _kernel_basis(free_ws, n)
+    Q = nullspace_basis(free_ws, n)
     if not Q:
         return 0
     RQ = (fmpq_mat(R) * fmpq_mat(Q).transpose()).tolist() if R else []

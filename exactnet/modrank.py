@@ -37,9 +37,10 @@ from dataclasses import dataclass
 from math import lcm
 from typing import Sequence
 
-from flint import fmpq, fmpz_mat, nmod_mat
+from flint import fmpq, fmpq_mat, fmpz_mat, nmod_mat
 
 __all__ = [
+    "nullspace_basis",
     "PRIMES",
     "SMALL_PRIMES",
     "residue",
@@ -226,3 +227,21 @@ def certified_rank(
         # minor for it with the remaining prime candidates is not guaranteed: say so.
         return RankResult(rq, True, (), (), 0, "fmpz_mat.rank", upper_bound)
     return RankResult(r, True, tuple(R), tuple(C), p, "fmpz_mat.rank", upper_bound)
+
+
+def nullspace_basis(rows: Sequence[Sequence[fmpq]], n: int) -> list[list[fmpq]]:
+    """A basis of ``{x in Q^n : r . x = 0 for every row r}`` (exact, from the reduced row echelon
+    form: one vector per free column ``f``, with ``x_f = 1`` and the other free coordinates 0)."""
+    one, zero = fmpq(1), fmpq(0)
+    if not rows:
+        return [[one if i == j else zero for j in range(n)] for i in range(n)]
+    R, rank = fmpq_mat([list(r) for r in rows]).rref()
+    piv = [next(c for c in range(n) if R[i, c] != 0) for i in range(rank)]
+    out = []
+    for f in (c for c in range(n) if c not in piv):
+        x = [zero] * n
+        x[f] = one
+        for i, c in enumerate(piv):
+            x[c] = -R[i, f] / R[i, c]
+        out.append(x)
+    return out

@@ -29,6 +29,7 @@ from typing import NamedTuple, Sequence
 from flint import fmpq, fmpq_mat
 
 from .errors import ShapeError
+from .modrank import nullspace_basis
 from .network import Layer, Network, relu
 from .qq import Q0, Q1
 
@@ -479,27 +480,9 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict |
     return None
 
 
-def _nullspace(rows: list[list[fmpq]], n0: int) -> list[list[fmpq]]:
-    """A basis of ``{e in Q^n0 : r . e = 0 for every row r}``."""
-    if not rows:
-        return [[Q1 if t == a else Q0 for t in range(n0)] for a in range(n0)]
-    R, rank = fmpq_mat(rows).rref()
-    piv = []
-    for i in range(rank):
-        piv.append(next(c for c in range(n0) if R[i, c] != 0))
-    out = []
-    for f in (c for c in range(n0) if c not in piv):
-        e = [Q0] * n0
-        e[f] = Q1
-        for i, c in enumerate(piv):
-            e[c] = -R[i, f] / R[i, c]
-        out.append(e)
-    return out
-
-
 def _positive_modes(cls: list[_Class], T: tuple, n0: int, m: int):
     """Lemma 5 functionals for ``T`` (``|T| = q``): list of flat ``phi`` and the allowed modes."""
-    perp = _nullspace([cls[i].u for i in T], n0)
+    perp = nullspace_basis([cls[i].u for i in T], n0)
     out = [i for i in range(len(cls)) if i not in T]
     allowed = {i: [0, 1] for i in out}
 
