@@ -157,20 +157,12 @@ def _relation_net():
     ])
 
 
-def test_relation_where_active_is_proved_and_closes_the_gap(monkeypatch):
+def test_relation_where_active_is_proved_and_closes_the_gap(gap_closed_by):
     import exactnet.fdim as F
 
-    net = _relation_net()
-    # oracle: the exact rank over points of every region of the complex (no LP proofs)
-    ref = functional_dimension(net, use_regions=True, prove_signs=False)
-    assert ref.status == "exact" and ref.complete
-    oracle = ref.functional_dimension
-    fast = functional_dimension(net, use_regions=False)
-    assert fast.status == "exact" and fast.functional_dimension == oracle
+    ref, fast, without = gap_closed_by(_relation_net(), 0, F, "prove_relations_where_active", ([], []))
     assert "1 affine relations" in fast.note
-    monkeypatch.setattr(F, "prove_relations_where_active", lambda *a, **k: ([], []))
-    without = functional_dimension(net, use_regions=False)
-    assert without.status == "lower-bound" and without.upper_bound == oracle + 1
+    assert without.upper_bound == ref.functional_dimension + 1
 
 
 def test_proved_relations_hold_and_annihilate_on_every_cell():
@@ -212,18 +204,12 @@ def test_relations_on_random_networks_hold_on_every_cell(arch, seed):
 
 
 # ------------------------------------------------------------ irrelevance through pairs, active where needed
-def test_active_where_needed_closes_a_gap_the_complex_confirms(monkeypatch):
+def test_active_where_needed_closes_a_gap_the_complex_confirms(gap_closed_by):
     import exactnet.fdim as F
 
     net = random_network((2, 3, 3, 3, 1), 11)  # found by scanning seeds against the complex
-    ref = functional_dimension(net, use_regions=True, prove_signs=False, seed=11)
-    assert ref.status == "exact" and ref.complete
-    fast = functional_dimension(net, use_regions=False, seed=11)
-    assert fast.status == "exact" and fast.functional_dimension == ref.functional_dimension
+    _, fast, _ = gap_closed_by(net, 11, F, "prove_active_where_needed", (frozenset(), []))
     assert "1 neurons active wherever a successor is" in fast.note
-    monkeypatch.setattr(F, "prove_active_where_needed", lambda *a, **k: (frozenset(), []))
-    without = functional_dimension(net, use_regions=False, seed=11)
-    assert without.status == "lower-bound" and without.upper_bound > ref.functional_dimension
 
 
 @pytest.mark.parametrize("arch,seed", [((2, 3, 3, 1), s) for s in range(4)] + [((2, 3, 3, 3, 1), s) for s in range(8)])
