@@ -1331,7 +1331,6 @@ def functional_dimension(
             kvecs, structural = structural_kernel(net, pdead, pact, pco, psame, pneed)
             upper = D - _kernel_rank_lower(kvecs, D)
         prel: list = []
-        dd, aa, _, irr = sign_facts(net, pdead, pact)
         for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
             if st["r"] >= upper:
                 break
