@@ -1,8 +1,8 @@
-"""Independent checker of exactnet certificates (proofs/spec-1.0.md): strict frame parser, digests, network
-binding, dispatch to ``proofs/kind_<name>.py`` and the exact helpers the kinds share. Standard library only."""
+"""Independent checker of exactnet certificates (proofs/spec-1.0.md): strict frame parser, digests,
+network binding, dispatch to ``proofs/kind_<name>.py`` and the exact helpers the kinds share."""
 
 import hashlib
-import importlib
+import importlib.util
 import json
 import math
 import os
@@ -19,6 +19,7 @@ MAX_EXHAUSTIVE = 24        # vectors in a flip-set (zero-sum subset) search
 KINDS = ("REGIONS", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "IDENTIFIABLE", "NOT-SHALLOW",
          "EQUIVALENT", "NOT-EQUIVALENT", "NOT-LOCALLY-IDENTIFIABLE")
 TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
+FRAME = ("network", "other", "conclusion", "end", "kind", "exactnet")  # keywords never starting a body line
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
 _HEX = re.compile(r"[0-9a-f]{64}\Z")
@@ -27,7 +28,6 @@ Z = Fraction(0)
 
 class CheckError(Exception):
     """A failed check with its reason code and line; the subclass gives the exit code."""
-
     def __init__(self, code, lineno, msg):
         super().__init__(msg)
         self.code, self.lineno, self.msg = code, lineno, msg
@@ -53,9 +53,8 @@ def q(token, lineno=0):
     num, _, den = token.lstrip("-").partition("/")
     wellformed(len(num) <= MAX_DIGITS and len(den) <= MAX_DIGITS, "E_LIMIT", lineno,
                f"number longer than {MAX_DIGITS} digits")
-    v = Fraction(int(token.split("/")[0]), int(den) if den else 1)
-    wellformed(not (den and (den == "1" or v.denominator != int(den))) and token != "-0", "E_NUMBER", lineno,
-               f"not a canonical rational: {token!r}")
+    v = Fraction(token)
+    wellformed(str(v) == token, "E_NUMBER", lineno, f"not a canonical rational: {token!r}")  # reduced, not -0
     return v
 
 def qs(tokens, lineno=0):
@@ -77,7 +76,7 @@ def eliminate(M):
     denominators, then fraction-free (Bareiss) elimination over the integers, every division exact."""
     rows, scale = [], 1
     for r in M:
-        d = math.lcm(*(v.denominator for v in r)) if r else 1
+        d = math.lcm(*(v.denominator for v in r))
         rows.append([int(v * d) for v in r])
         scale *= d
     ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
@@ -88,9 +87,8 @@ def eliminate(M):
         if piv != r:
             rows[r], rows[piv], sign = rows[piv], rows[r], -sign
         p, top = rows[r][c], rows[r]
-        for i in range(r + 1, len(rows)):
-            a = rows[i][c]
-            rows[i] = [0] * (c + 1) + [(p * v - a * t) // prev for v, t in zip(rows[i][c + 1:], top[c + 1:])]
+        rows[r + 1:] = [[0] * (c + 1) + [(p * v - w[c] * t) // prev for v, t in zip(w[c + 1:], top[c + 1:])]
+                        for w in rows[r + 1:]]
         prev, r = p, r + 1
         if r == len(rows):
             break
@@ -117,12 +115,10 @@ def no_flip_set(vecs, lineno, limit, msg):
 
 class Net:
     """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
-
     def __init__(self, arch, W, b):
         self.arch, self.W, self.b, self.depth = list(arch), W, b, len(W)
         self.num_parameters = sum(len(r) for M in W for r in M) + sum(len(v) for v in b)
         self.num_hidden = sum(self.arch[1:-1])
-
     @classmethod
     def of(cls, W, b):
         """The Net of weight matrices ``W`` and bias vectors ``b`` (the widths read off)."""
@@ -150,10 +146,8 @@ def local_affine(net, pattern):
     P, n0, layers = _pattern_layers(net, pattern), net.arch[0], []
     cur = [(row, Z) for row in eye(n0)]
     for l, (W, b) in enumerate(zip(net.W, net.b)):
-        z = []
-        for row, c in zip(W, b):
-            g = [sum((w * cur[j][0][k] for j, w in enumerate(row) if w), Z) for k in range(n0)]
-            z.append((g, c + sum((w * cur[j][1] for j, w in enumerate(row) if w), Z)))
+        cols, consts = list(zip(*(g for g, _ in cur))), [c for _, c in cur]
+        z = [([dot(row, col) for col in cols], c + dot(row, consts)) for row, c in zip(W, b)]
         layers.append(z)
         if l < net.depth - 1:
             cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(z)]
@@ -205,9 +199,9 @@ def _net_block(lines, i, name):
 def parse(text):
     """Parse the frame; returns a Cert or raises Malformed."""
     for n, line in enumerate(text.split("\n"), 1):
-        bad = [ch for ch in line if not " " <= ch <= "~"]
-        wellformed(not bad, "E_CR" if "\r" in bad else "E_BYTE", n,
-                   f"byte {ord(bad[0]) if bad else 0:#x} is not allowed (printable ASCII and LF only)")
+        bad = re.search("[^ -~]", line)
+        wellformed(not bad, "E_CR" if "\r" in line else "E_BYTE", n,
+                   f"byte {ord(bad.group()) if bad else 0:#x} is not allowed (printable ASCII and LF only)")
         wellformed(len(line) <= MAX_LINE, "E_LIMIT", n, f"line longer than {MAX_LINE} characters")
     wellformed(text.endswith("\n"), "E_TRUNCATED", text.count("\n") + 1, "file does not end with a line feed")
     lines = text[:-1].split("\n")
@@ -230,8 +224,7 @@ def parse(text):
     wellformed(t[1] in KINDS, "E_KIND", 2, f"unknown kind {t[1]!r}")
     kind = t[1]
     net, k = _net_block(lines, 2, "network")
-    other = _net_block(lines, k + 1, "other") if kind in TWO_NETWORKS else None
-    k = other[1] if other else k
+    other, k = _net_block(lines, k + 1, "other") if kind in TWO_NETWORKS else (None, k)
     conc = lines[-2].split(" ")
     wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
                "expected 'conclusion <KIND>' before the footer")
@@ -239,21 +232,17 @@ def parse(text):
                f"conclusion {conc[1]!r} differs from kind {kind!r}")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
-        wellformed(toks[0] not in ("network", "other", "conclusion", "end", "kind", "exactnet"), "E_SYNTAX", n,
-                   f"frame keyword {toks[0]!r} inside the body")
-    return Cert((major, minor), kind, net, other[0] if other else None, body)
+        wellformed(toks[0] not in FRAME, "E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
+    return Cert((major, minor), kind, net, other, body)
 
 def _json_number(v, where):
     """JSON int, or string integer / p/q / decimal (ASCII digits); floats and others refused."""
     if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
         return Fraction(v)
-    m = re.fullmatch(r"(-?)([0-9]{1,4000})(?:/([0-9]{1,4000})|\.([0-9]{1,4000}))?", v.strip()) \
-        if isinstance(v, str) else None
-    if not m or (m.group(3) is not None and int(m.group(3)) == 0):
+    m = isinstance(v, str) and re.fullmatch(r"-?[0-9]{1,4000}(/[0-9]{1,4000}|\.[0-9]{1,4000})?", v.strip())
+    if not m or re.fullmatch("/0+", m.group(1) or ""):
         raise UsageError("E_NETWORK_FILE", 0, f"{where}: not an exact number: {v!r}")
-    sign, a, d, f = m.groups()
-    val = Fraction(int(a), int(d)) if d else Fraction(int(a + f), 10 ** len(f)) if f else Fraction(int(a))
-    return -val if sign else val
+    return Fraction(m.group())
 
 def load_network_json(text):
     """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
@@ -284,22 +273,14 @@ def load_network_json(text):
     return Net(arch, W, b)
 
 def _kind_module(kind):
-    name = "kind_" + kind.lower().replace("-", "_")
-    here = os.path.dirname(os.path.abspath(__file__))
-    require(os.path.exists(os.path.join(here, name + ".py")), "E_UNSUPPORTED", 2,
-            f"this checker has no rule for kind {kind}")
-    parent = os.path.dirname(here)
-    if parent not in sys.path:
-        sys.path.insert(0, parent)
-    return importlib.import_module("proofs." + name)
+    name = "proofs.kind_" + kind.lower().replace("-", "_")
+    require(importlib.util.find_spec(name), "E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
+    return importlib.import_module(name)
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
     if isinstance(text, bytes):
-        try:
-            text = text.decode("ascii")
-        except UnicodeDecodeError:
-            text = text.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
+        text = text.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
     try:
         cert = parse(text)
         if network_json_text is not None:
@@ -333,7 +314,6 @@ def main(argv=None):
     return code
 
 if __name__ == "__main__":
-    # Run through the package module so that kind modules ('from proofs import check') and
-    # this script share one set of exception classes.
+    # through the package module, so that this script and the kind modules share one Reject class
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(importlib.import_module("proofs.check").main())
