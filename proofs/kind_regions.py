@@ -1,4 +1,4 @@
-"""Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); re-derives every claim, never searches."""
+"""Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
 
 import re
 
@@ -9,7 +9,7 @@ _INT = re.compile(r"(0|[1-9][0-9]{0,8})\Z")
 def _nums(ln, toks):
     try:
         return fw.qs(toks, ln)
-    except fw.Malformed:
+    except fw.Malformed:  # E_NUMBER for every bad rational here, too long ones included (the spec)
         raise fw.Malformed("E_NUMBER", ln, "number not in canonical spelling") from None
 
 def _ints(ln, toks):
@@ -24,7 +24,7 @@ def _parse(body, n, N, index):
     ln, toks = next(it, (0, []))
     box = None
     if toks != ["domain", "all"]:
-        bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box LO HI'")
+        bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box A B'")
         box = _nums(ln, toks[2:])
         bad(box[0] < box[1], ln, "box needs LO < HI", "E_VALUE")
     ln, toks = next(it, (ln, []))
@@ -36,7 +36,7 @@ def _parse(body, n, N, index):
         kw, I = toks[0], _ints(ln, toks[1:2])[0]
         bad(I < K, ln, "cell index out of range", "E_INDEX")
         if kw == "cell":
-            bad(len(toks) == 2 + N and all(t in ("0", "1") for t in toks[2:]) and pats[I] is None, ln,
+            bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln,
                 "bad or repeated cell line")
             pats[I] = tuple(int(t) for t in toks[2:])
             cells.append((ln, I))
@@ -47,8 +47,7 @@ def _parse(body, n, N, index):
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
             l, i = _ints(ln, toks[2:4])
             mu, terms = _nums(ln, toks[4:5])[0], []
-            for k in range(5, len(toks), 4):
-                kind, a, b, lam = toks[k:k + 4]
+            for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
                 terms.append((kind, tuple(_ints(ln, [a, b])), _nums(ln, [lam])[0]))
             bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "unknown or repeated forced neuron",
@@ -59,39 +58,32 @@ def _parse(body, n, N, index):
             bad(len(toks) == m + n, ln, "bad facet line")
             facets.append((ln, kw, I, _ints(ln, toks[2:m]), _nums(ln, toks[m:])))
         else:
-            raise fw.Malformed("E_SYNTAX", ln, f"unknown keyword {kw!r}")
-    bad(None not in pats and None not in pts, ln, "every cell needs a cell line and a point line", "E_MISSING")
-    fw.require(len(set(pats)) == K and K > 0, "E_DUPLICATE", ln,
-               "patterns must be distinct and at least one cell listed")
+            bad(False, ln, f"unknown keyword {kw!r}")
+    bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
+    fw.require(len(set(pats)) == K > 0, "E_DUPLICATE", ln, "no cell, or two cells with one pattern")
     return box, pats, pts, forced, facets, cells
 
 def verify_net(net, body):
-    """Verify a REGIONS body for ``net`` (a ``check.Net``); returns its cell lines [(lineno, I)] and patterns."""
+    """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
     n, N = net.arch[0], net.num_hidden
     names = [(l, i) for l in range(1, net.depth) for i in range(net.arch[l])]
     index = {nm: k for k, nm in enumerate(names)}
     box, pats, pts, forced, facets, cells = _parse(body, n, N, index)
     K, ln = len(pats), body[-1][0]
-    local = [[f for layer in fw.local_affine(net, p)[:-1] for f in layer] for p in pats]
-
-    def sgn(I, k):  # the signed local pre-activation s_k(P_I) g_k of cell I
-        g, c = local[I][k]
-        s = 1 if pats[I][k] else -1
-        return [s * v for v in g], s * c
+    # sgn[I][k]: the signed local pre-activation s_k(P_I) g_k of cell I, as (gradient, constant)
+    sgn = [[([v if p else -v for v in g], c if p else -c) for p, (g, c) in
+            zip(P, [f for layer in fw.local_affine(net, P)[:-1] for f in layer])] for P in pats]
 
     def side(ln, a, s):  # the box side b_(a,s) >= 0
         fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
-        e = [v * (1 if s == 0 else -1) for v in fw.eye(n)[a]]
-        return e, (-box[0] if s == 0 else box[1])
+        return [v if s == 0 else -v for v in fw.eye(n)[a]], (-box[0] if s == 0 else box[1])
 
     # 1. interior points: strict signs (zero only for a neuron identically zero, pattern bit 0)
-    for I in range(K):
-        pln, x = pts[I]
+    for I, (pln, x) in enumerate(pts):
         fw.require(box is None or all(box[0] < v < box[1] for v in x), "E_POINT", pln,
                    "interior point not strictly inside the box")
-        for k, (g, c) in enumerate(local[I]):
-            z = fw.dot(g, x) + c
-            fw.require(z > 0 if pats[I][k] else z < 0 or not any(g) and c == 0, "E_SIGN", pln,
+        for k, (g, c) in enumerate(sgn[I]):
+            fw.require(fw.dot(g, x) + c > 0 or not pats[I][k] and not any(g) and c == 0, "E_SIGN", pln,
                        f"neuron {names[k]} has the wrong sign at the point of cell {I}")
     # 2. covering: every absent sibling prefix needs a forced line with a valid certificate
     prefixes, used = {p[:k] for p in pats for k in range(N + 1)}, set()
@@ -99,8 +91,7 @@ def verify_net(net, body):
         for k in range(N):
             if pats[I][:k] + (1 - pats[I][k],) in prefixes:
                 continue
-            fw.require((I, k) in forced, "E_UNCOVERED", ln,
-                       f"cell {I}: neuron {names[k]} neither splits nor is forced")
+            fw.require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: {names[k]} neither splits nor forced")
             used.add((I, k))
             fln, mu, terms = forced[(I, k)]
             fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
@@ -110,35 +101,29 @@ def verify_net(net, body):
                 if kind == "n":
                     t = index.get((a, b))
                     fw.require(t is not None and t < k, "E_INDEX", fln, "term must name an earlier neuron")
-                    g, c = sgn(I, t)
-                else:
-                    g, c = side(fln, a, b)
-                acc = [u + lam * v for u, v in zip(acc, g)]
-                accc += lam * c
-            fw.require((acc, accc) == sgn(I, k), "E_IDENTITY", fln,
-                       f"multipliers do not reproduce neuron {names[k]}")
+                g, c = sgn[I][t] if kind == "n" else side(fln, a, b)
+                acc, accc = [u + lam * v for u, v in zip(acc, g)], accc + lam * c
+            fw.require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
     fw.require(not set(forced) - used, "E_UNUSED", ln, "a forced line for a neuron that splits")
     # 3. facet witnesses: w on the facet's hyperplane, strict elsewhere (coincident allowed),
     #    and w in the closed region of the named neighbour
     for fln, kw, I, ids, w in facets:
-        fw.require(box is None or all(box[0] <= v <= box[1] for v in w), "E_FACET", fln, "witness outside the box")
+        fw.require(box is None or all(box[0] <= v <= box[1] for v in w), "E_FACET", fln, "outside the box")
         if kw == "facet":
             l, i, J = ids
             k = index.get((l, i))
             fw.require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
-            g0, c0 = sgn(I, k)
+            g0, c0 = sgn[I][k]
         else:
             g0, c0 = side(fln, *ids)
         fw.require(fw.dot(g0, w) + c0 == 0 and any(g0), "E_FACET", fln, "witness not on the facet")
-        sides = [side(fln, a, s) for a in range(n) for s in (0, 1)] if box else []
-        for g, c in [sgn(I, t) for t in range(N)] + sides:
+        for g, c in sgn[I] + ([side(fln, a, s) for a in range(n) for s in (0, 1)] if box else []):
             v = fw.dot(g, w) + c
             par = all(g[p] * g0[q] == g[q] * g0[p] for p in range(n) for q in range(n))
-            fw.require(v > 0 or (v == 0 and par), "E_FACET", fln,
-                       "witness not in the relative interior of the facet")
+            fw.require(v > 0 or (v == 0 and par), "E_FACET", fln, "witness not inside the facet")
         if kw == "facet":
-            fw.require(pats[J][k] != pats[I][k], "E_FACET", fln, "neighbour has the same sign of the facet neuron")
-            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in (sgn(J, t) for t in range(N))), "E_FACET", fln,
+            fw.require(pats[J][k] != pats[I][k], "E_FACET", fln, "neighbour on the same side of the facet")
+            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in sgn[J]), "E_FACET", fln,
                        "witness not in the neighbour's region")
     return cells, pats
 
