@@ -1,28 +1,24 @@
-"""Kind EQUIVALENT: a REGIONS body for h = f - g, zero on every cell (proofs/spec-1.0-equivalent.md)."""
+"""Kind EQUIVALENT: a REGIONS body for h = f - g, zero on every cell, or an orbit body
+(proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md)."""
 
-from proofs import check as fw
 from proofs import kind_regions
-
-Z = fw.Z
+from proofs.check import CheckError, Net, Reject, Z, eye, ints, local_affine, qs, require, wellformed
 
 def _pad(Ws, bs, H):
     """Pad to H hidden layers with the same function (lemma, (P0)-(P2)); an affine map x -> Wx + b
     first becomes relu(Wx + b) - relu(-Wx - b)."""
     if len(Ws) == 1:
         W, b, m = Ws[0], bs[0], len(bs[0])
-        Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in fw.eye(m)]]
+        Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in eye(m)]]
         bs = [list(b) + [-v for v in b], [Z] * m]
     n, w = H + 1 - len(Ws), len(bs[-2])  # insert n identity layers of the last hidden width w
-    return Ws[:-1] + [fw.eye(w) for _ in range(n)] + Ws[-1:], bs[:-1] + [[Z] * w for _ in range(n)] + bs[-1:]
+    return Ws[:-1] + [eye(w) for _ in range(n)] + Ws[-1:], bs[:-1] + [[Z] * w for _ in range(n)] + bs[-1:]
 
 def difference(Wf, bf, Wg, bg):
-    """Layers (weights, biases) of the difference network h = f - g."""
+    """Layers (weights, biases) of the difference network h = f - g (at least one hidden layer)."""
     H = max(len(Wf), len(Wg)) - 1
-    if H == 0:
-        return ([[[a - b for a, b in zip(ra, rb)] for ra, rb in zip(Wf[0], Wg[0])]],
-                [[a - b for a, b in zip(bf[0], bg[0])]])
     (F, fb), (G, gb) = _pad(Wf, bf, H), _pad(Wg, bg, H)
-    Ws, bs = [[list(r) for r in F[0]] + [list(r) for r in G[0]]], [list(fb[0]) + list(gb[0])]
+    Ws, bs = [list(F[0]) + list(G[0])], [list(fb[0]) + list(gb[0])]
     for l in range(1, H):
         na, nb = len(F[l][0]), len(G[l][0])
         Ws.append([list(r) + [Z] * nb for r in F[l]] + [[Z] * na + list(r) for r in G[l]])
@@ -34,50 +30,46 @@ def difference(Wf, bf, Wg, bg):
 def _orbit(f, g, body):
     """Lemma O of proofs/lemmas/equivalent.md: g is f moved by one permutation and positive scaling
     per hidden layer ('perm L ...' and 'scale L ...' lines, L = 1 .. depth-1, in order)."""
-    fw.require(f.arch == g.arch, "E_SHAPE", 0, "an orbit body needs equal architectures")
-    fw.wellformed(len(body) == 2 * (f.depth - 1), "E_SYNTAX", body[0][0] if body else 0,
-                  "one perm and one scale line per layer")
+    require(f.arch == g.arch, "E_SHAPE", 0, "an orbit body needs equal architectures")
+    wellformed(len(body) == 2 * (f.depth - 1), "E_SYNTAX", body[0][0] if body else 0,
+               "one perm and one scale line per layer")
     W, b = [[list(r) for r in M] for M in f.W], [list(v) for v in f.b]
     for L in range(1, f.depth):
-        (lp, tp), (ls, ts) = body[2 * L - 2], body[2 * L - 1]
-        n = f.arch[L]
-        fw.wellformed(tp[:2] == ["perm", str(L)] and ts[:2] == ["scale", str(L)] and len(tp) == len(ts) == n + 2,
-                      "E_SYNTAX", lp, f"expected 'perm {L}' and 'scale {L}' with {n} entries")
-        p, c = fw.ints(tp[2:], lp), fw.qs(ts[2:], ls)
-        fw.require(sorted(p) == list(range(n)) and all(v > 0 for v in c), "E_ORBIT_MAP", lp,
-                   "not a permutation with positive scales")
+        (lp, tp), (ls, ts), n = body[2 * L - 2], body[2 * L - 1], f.arch[L]
+        wellformed(tp[:2] == ["perm", str(L)] and ts[:2] == ["scale", str(L)] and len(tp) == len(ts) == n + 2,
+                   "E_SYNTAX", lp, f"expected 'perm {L}' and 'scale {L}' with {n} entries")
+        p, c = ints(tp[2:], lp), qs(ts[2:], ls)
+        require(sorted(p) == list(range(n)) and min(c) > 0, "E_ORBIT_MAP", lp, "a bad perm or scale")
         W[L - 1] = [[c[j] * v for v in W[L - 1][p[j]]] for j in range(n)]
         b[L - 1] = [c[j] * b[L - 1][p[j]] for j in range(n)]
         W[L] = [[r[p[j]] / c[j] for j in range(n)] for r in W[L]]
-    fw.require(W == [[list(r) for r in M] for M in g.W] and b == [list(v) for v in g.b], "E_NOT_DERIVED", 0,
-               "the permutations and scalings do not map the first network onto the second")
+    require(W == [[list(r) for r in M] for M in g.W] and b == [list(v) for v in g.b], "E_NOT_DERIVED", 0,
+            "the permutations and scalings do not map the first network onto the second")
     return 0
 
 def verify_pair(f, g, body):
     """Verify f = g (Net objects) on the domain of the body; returns the number of cells."""
-    fw.require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0,
-               "the two networks have different input or output widths")
+    require(f.arch[0] == g.arch[0] and f.arch[-1] == g.arch[-1], "E_SHAPE", 0, "the widths n0 or m differ")
     if body and body[0][1] == ["orbit"]:
         return _orbit(f, g, body[1:])
-    h = fw.Net.of(*difference(f.W, f.b, g.W, g.b))
-    if h.depth == 1:
-        fw.wellformed(len(body) == 1 and body[0][1][:1] == ["domain"], "E_SYNTAX", body[0][0] if body else 0,
-                      "affine pair: body is one domain line")
-        fw.require(not any(v for r in h.W[0] for v in r) and not any(h.b[0]), "E_NONZERO", 0,
-                   "the affine difference is not zero")
+    if f.depth == g.depth == 1:  # an affine pair: h has no hidden layer
+        wellformed(len(body) == 1 and body[0][1][:1] == ["domain"], "E_SYNTAX", body[0][0] if body else 0,
+                   "affine pair: body is one domain line")
+        require(f.W == g.W and f.b == g.b, "E_NONZERO", 0, "the affine difference is not zero")
         return 0
+    h = Net.of(*difference(f.W, f.b, g.W, g.b))
     cells, pats = kind_regions.verify_net(h, body)
     for ln, I in cells:
-        fw.require(not any(any(a) or c for a, c in fw.local_affine(h, pats[I])[-1]), "E_NONZERO", ln,
-                   f"the difference is not zero on cell {I}")
+        require(not any(any(a) or c for a, c in local_affine(h, pats[I])[-1]), "E_NONZERO", ln,
+                f"the difference is not zero on cell {I}")
     return len(pats)
 
 def verify(Wf, bf, Wg, bg, body, fail):
     """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
     try:
-        return verify_pair(fw.Net.of(Wf, bf), fw.Net.of(Wg, bg), body)
-    except fw.CheckError as e:
-        fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
+        return verify_pair(Net.of(Wf, bf), Net.of(Wg, bg), body)
+    except CheckError as e:
+        fail("reject" if isinstance(e, Reject) else "malformed", e.code, e.lineno, e.msg)
 
 def check(cert):
     verify_pair(cert.network, cert.other, cert.body)
