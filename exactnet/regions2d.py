@@ -127,20 +127,18 @@ _I64 = 1 << 62
 
 
 def _int_layers(net):
-    """Per layer: ``[d W | d b]`` as an ``fmpz_mat``, ``d``, the same as a NumPy int64 array
-    (or ``None`` when an entry does not fit) and the largest absolute row sum."""
+    """Per layer: ``[d W | d b]`` as Python integer rows, ``d``, the same as a NumPy int64
+    array (or ``None`` when an entry does not fit) and the largest absolute row sum.
+
+    ``d`` is the least common denominator of the layer (``fmpq_mat.numer_denom``, one C call
+    for the whole layer)."""
     out = []
     for layer in net.layers:
-        d = 1
-        for row in layer.weights:
-            for w in row:
-                d = lcm(d, int(w.q))
-        for b in layer.biases:
-            d = lcm(d, int(b.q))
-        rows = [[int(w.p) * (d // int(w.q)) for w in row] + [int(b.p) * (d // int(b.q))] for row, b in zip(layer.weights, layer.biases)]
-        rsum = max((sum(abs(v) for v in r) for r in rows), default=0)
+        N, d = fmpq_mat([list(r) + [b] for r, b in zip(layer.weights, layer.biases)]).numer_denom()
+        rows = [list(map(int, r)) for r in N.tolist()]
+        rsum = max((sum(map(abs, r)) for r in rows), default=0)
         arr = np.array(rows, dtype=np.int64) if rsum < _I64 else None
-        out.append((fmpz_mat(rows), d, arr, rsum))
+        out.append((rows, int(d), arr, rsum))
     return out
 
 
@@ -158,7 +156,7 @@ def _layer_G(Wd, M, D):
         if Wd[3] * big < _I64:
             R = arr @ np.array(A, dtype=np.int64)
             return R.tolist(), Wd[1] * D, R, Wd[3] * big
-    R = (Wd[0] * fmpz_mat(A)).tolist()
+    R = (fmpz_mat(Wd[0]) * fmpz_mat(A)).tolist()
     return [[int(r[0]), int(r[1]), int(r[2])] for r in R], Wd[1] * D, None, None
 
 
@@ -181,13 +179,83 @@ def _signs_on(G, Garr, V, gbound=None):
     return mins, maxs
 
 
-class _Cell:
-    __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D", "out")
+def _next_batch(Wd, Gr, D, nodes):
+    """The next layer's tests on every sub-node of one parent cell, in one NumPy batch.
 
-    def __init__(self, V, E, bits, zero, forced, sides, M, D):
+    ``nodes``: ``(V, bits)`` per sub-node, whose map is ``h = M (x, y, 1) / D`` with ``M`` the
+    rows of ``Gr`` (integers) of the active neurons. Returns per sub-node ``(G, S, mins, maxs)``:
+    the next layer's integer pre-activations ``G = [d W | d b] [M; 0 0 D]`` (lists), their
+    scale ``S = d D`` and per row ``min / max`` of ``H`` over the corners ``V`` (the same
+    integers as :func:`_layer_G` + :func:`_signs_on` node by node). NumPy int64 only where a
+    bound proves that no partial sum overflows: ``row sum |W| * max(|Gr|, D) >= |G|`` and
+    ``3 max|G| max|V| >= |H|`` (both ``< 2^62``); otherwise the same in Python integers."""
+    arr = Wd[2]
+    S = Wd[1] * D
+    nc = len(nodes)
+    big = max(D, max(map(abs, _chain(*Gr)), default=0))
+    if arr is None or Wd[3] * big >= _I64:
+        out = []
+        for V, bits in nodes:
+            z3 = [0, 0, 0]
+            G = _layer_G(Wd, [Gr[i] if b else z3 for i, b in enumerate(bits)], D)[0]
+            out.append((G, S) + _signs_on(G, None, V))
+        return out
+    n = arr.shape[1] - 1
+    B = np.array([b for _, b in nodes], dtype=np.int64).reshape(nc, n)
+    Gall = (arr[None, :, :n] * B[:, None, :]) @ np.array(Gr, dtype=np.int64).reshape(n, 3)
+    Gall[:, :, 2] += arr[:, n] * D
+    Gl = Gall.tolist()
+    gbound = Wd[3] * big
+    ks = [len(V) for V, _ in nodes]
+    Vs = list(_chain.from_iterable(V for V, _ in nodes))
+    bv = max(map(abs, _chain(*Vs)))
+    if 3 * gbound * bv >= _I64 and nc and Gall.size:
+        gbound = int(np.abs(Gall).max())
+    if 3 * gbound * bv < _I64:
+        idx = np.repeat(np.arange(nc), ks)
+        HH = (Gall[idx] @ np.array(Vs, dtype=np.int64)[:, :, None])[:, :, 0]
+        offs = np.cumsum([0] + ks[:-1])
+        mins = np.minimum.reduceat(HH, offs, axis=0).tolist()
+        maxs = np.maximum.reduceat(HH, offs, axis=0).tolist()
+        return [(Gl[c], S, mins[c], maxs[c]) for c in range(nc)]
+    return [(Gl[c], S) + _signs_on(Gl[c], None, nodes[c][0]) for c in range(nc)]
+
+
+class _Cell:
+    __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D", "out", "Gr", "nb")
+
+    def __init__(self, V, E, bits, zero, forced, sides, M, D, out=None, Gr=None, nb=None):
         self.V, self.E, self.bits, self.zero = V, E, bits, zero
         self.forced, self.sides, self.M, self.D = forced, sides, M, D
-        self.out = None  # leaves: integer rows of the output map G (scale d_L D), when batched
+        self.out = out  # leaves: integer rows of the output map G (scale d_L D)
+        self.Gr, self.nb = Gr, nb  # leaves: M is built from these only when asked (leaf_M)
+
+
+def leaf_M(cell):
+    """The leaf's last hidden layer map ``M`` (``h = M (x, y, 1) / D``): the rows of ``Gr``
+    (the layer's integer pre-activations on the parent cell) of the active neurons."""
+    if cell.M is None:
+        z3 = [0, 0, 0]
+        cell.M = [cell.Gr[i] if b else z3 for i, b in enumerate(cell.nb)]
+    return cell.M
+
+
+def _record(a0, a1, c, S, tag, inv=None):
+    """A constraint record ``h = (a0 x + a1 y + c) / S >= 0`` (integers, ``S > 0``):
+    ``(a0, a1, c, S, tag, neuron, box_side, normal, offset)`` with the rational ``normal`` and
+    ``offset`` (built once per record: every record of a cut ends up on a facet of a leaf).
+    ``inv``: ``fmpq(1, S)`` when at hand (``inv * a == fmpq(a, S)``, half the cost)."""
+    if inv is None:
+        inv = fmpq(1, S)
+    if tag[0] == "box":
+        return (a0, a1, c, S, tag, None, (tag[1], tag[2]), (inv * a0, inv * a1), inv * c)
+    return (a0, a1, c, S, tag, tag, None, (inv * a0, inv * a1), inv * c)
+
+
+def _neg_record(r):
+    """The record of ``-h`` (same tag)."""
+    n = r[7]
+    return (-r[0], -r[1], -r[2], r[3], r[4], r[5], r[6], (-n[0], -n[1]), -r[8])
 
 
 def _root(box):
@@ -199,40 +267,42 @@ def _root(box):
     T = ql * qh
     a, b = pl * qh, ph * ql
     V = [_red3(a, a, T), _red3(b, a, T), _red3(b, b, T), _red3(a, b, T)]
-    xlo = (ql, 0, -pl, ql, ("box", 0, 0))
-    xhi = (-qh, 0, ph, qh, ("box", 0, 1))
-    ylo = (0, ql, -pl, ql, ("box", 1, 0))
-    yhi = (0, -qh, ph, qh, ("box", 1, 1))
+    xlo = _record(ql, 0, -pl, ql, ("box", 0, 0))
+    xhi = _record(-qh, 0, ph, qh, ("box", 0, 1))
+    ylo = _record(0, ql, -pl, ql, ("box", 1, 0))
+    yhi = _record(0, -qh, ph, qh, ("box", 1, 1))
     return V, [ylo, xhi, yhi, xlo]
 
 
-def _out_batch(Wo, Garr, g, D, nodes, leaves, first):
-    """The output map's integer rows of the leaves ``leaves[first:]`` (all from one parent cell,
-    in the order of ``nodes``) in one NumPy product, when ``row sum |W_L| * max(|G|, D) <
-    2^62`` proves that no int64 partial sum overflows (else the leaves keep ``out = None`` and
-    :func:`cells_2d` sums in Python, also the cheaper way for a few small leaves)."""
-    big = max(int(np.abs(Garr).max()), D) if Garr.size else D
-    if Wo[3] * big >= _I64:
-        return
-    Gr = Garr // g if g != 1 else Garr
-    B = np.array([nd[2] for nd in nodes], dtype=np.int64)
-    W = Wo[2]
-    n = W.shape[1] - 1
-    rows = []
-    for o in range(W.shape[0]):
-        R = (B * W[o, :n]) @ Gr
-        R[:, 2] += int(W[o, n]) * D
-        rows.append(R.tolist())
-    for k in range(len(nodes)):
-        leaves[first + k].out = [r[k] for r in rows]
+def _out_add(out, incs):
+    """``out + incs`` row by row: the output rows after a neuron turns active (``incs``: its
+    output weights times its row of the layer's map)."""
+    if len(out) == 1:
+        o, a = out[0], incs[0]
+        return ((o[0] + a[0], o[1] + a[1], o[2] + a[2]),)
+    return tuple([(o[0] + a[0], o[1] + a[1], o[2] + a[2]) for o, a in zip(out, incs)])
+
+
+def _incs(col, gi):
+    """The output rows' increments ``w gi`` for output weights ``col`` of neuron row ``gi``."""
+    g0, g1, g2 = gi
+    return [(w * g0, w * g1, w * g2) for w in col]
 
 
 def compute_cells_2d(net, box, max_cells, timeout, progress, start):
-    """Leaves of the subdivision: list of ``_Cell`` (``M, D`` = last hidden layer's map)."""
+    """Leaves of the subdivision: list of ``_Cell``.
+
+    At the last hidden layer the output map's integer rows ``out`` (scale ``d_L D``) are
+    accumulated along the subdivision: per parent cell once for the neurons active on the
+    whole cell, then one row update per neuron that turns active on a sub-node (instead of
+    the product ``[d_L W_L | d_L b_L] [M; 0 0 D]`` per leaf; the same integers)."""
     ints = _int_layers(net)
     V, E = _root(box)
-    items = [_Cell(V, E, [], [], {}, [], [[1, 0, 0], [0, 1, 0]], 1)]
-    Wo = ints[-1]
+    root = _Cell(V, E, [], [], {}, [], [[1, 0, 0], [0, 1, 0]], 1)
+    if net.depth == 1:
+        return [root], ints
+    items = [(root, _next_batch(ints[0], root.M, 1, [(V, [1, 1])])[0])]
+    Wout = ints[-1][0]
     L = net.depth
     total = net.num_hidden
     done = 0
@@ -240,11 +310,13 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
         Wd = ints[l - 1]
         new_items = []
         tags = [(l, i) for i in range(net.architecture[l])]
-        for cell in items:
-            G, S, Garr, gb = _layer_G(Wd, cell.M, cell.D)
+        last = l == L - 1
+        if last:
+            ocols = [[wr[i] for wr in Wout] for i in range(net.architecture[l])]
+            obias = [wr[-1] for wr in Wout]
+        for cell, (G, S, mins, maxs) in items:
             nl = len(G)
             CV, CE = cell.V, cell.E
-            mins, maxs = _signs_on(G, Garr, CV, gb)
             bits = [0] * nl
             sides = [0] * nl
             zero = list(cell.zero)
@@ -267,36 +339,6 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                 else:
                     bits[i] = 1
                     forced[tag] = ("lazy2", (g0, g1, g2, S, tag), CV, CE)
-            # sub-nodes: (V, E, bits, sides, forced-extra)
-            nodes = [(CV, CE, bits, sides, [])]
-            for i in cut:
-                g0, g1, g2 = G[i]
-                tag = tags[i]
-                rpos = (g0, g1, g2, S, tag)
-                rneg = (-g0, -g1, -g2, S, tag)
-                nxt = []
-                for nd in nodes:
-                    NVv, NEe, nb, ns, nf = nd
-                    H = [g0 * X + g1 * Y + g2 * T for X, Y, T in NVv]
-                    mn, mx = min(H), max(H)
-                    if mn >= 0:
-                        nb[i] = 1
-                        nf.append((tag, ("lazy2", rpos, NVv, NEe)))
-                        nxt.append(nd)
-                    elif mx <= 0:
-                        nf.append((tag, ("lazy2", rneg, NVv, NEe)))
-                        nxt.append(nd)
-                    else:
-                        PV, PE, QV, QE = _split(NVv, NEe, H, rpos, rneg)
-                        b2, s2 = nb[:], ns[:]
-                        nb[i] = 1
-                        ns[i] = 1
-                        s2[i] = 1
-                        nxt.append((PV, PE, nb, ns, nf))
-                        nxt.append((QV, QE, b2, s2, list(nf)))
-                nodes = nxt
-                if timeout is not None and time.monotonic() - start > timeout:
-                    raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
             # the next layer's map M / D: the rows of G for the active neurons (divided once
             # by the gcd of G and S, shared by all sub-nodes)
             g = S
@@ -306,19 +348,57 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                     break
             Gr = G if g == 1 else [[r[0] // g, r[1] // g, r[2] // g] for r in G]
             D = S // g
-            z3 = [0, 0, 0]
-            first = len(new_items)
-            for NVv, NEe, nb, ns, nf in nodes:
-                M = [Gr[i] if b else z3 for i, b in enumerate(nb)]
-                fd = dict(forced)
-                if nf:
-                    fd.update(nf)
-                new_items.append(_Cell(NVv, NEe, cell.bits + nb, zero, fd, cell.sides + ns, M, D))
-            if l == L - 1 and Garr is not None and Wo[2] is not None and nl * len(nodes) >= 64:
-                _out_batch(Wo, Garr, g, D, nodes, new_items, first)
+            out = None
+            if last:
+                out = tuple((0, 0, b * D) for b in obias)
+                for i, b in enumerate(bits):
+                    if b:
+                        out = _out_add(out, _incs(ocols[i], Gr[i]))
+            # sub-nodes: (V, E, bits, sides, forced-extra, output rows)
+            nodes = [(CV, CE, bits, sides, {}, out)]
+            inv = fmpq(1, S) if cut else None
+            for i in cut:
+                g0, g1, g2 = G[i]
+                tag = tags[i]
+                rpos = _record(g0, g1, g2, S, tag, inv)
+                rneg = _neg_record(rpos)
+                incs = _incs(ocols[i], Gr[i]) if last else None
+                nxt = []
+                for nd in nodes:
+                    NVv = nd[0]
+                    H = [g0 * X + g1 * Y + g2 * T for X, Y, T in NVv]
+                    if min(H) >= 0:
+                        nd[2][i] = 1
+                        nd[4][tag] = ("lazy2", rpos, NVv, nd[1])
+                        nxt.append(nd[:5] + (_out_add(nd[5], incs),) if last else nd)
+                    elif max(H) <= 0:
+                        nd[4][tag] = ("lazy2", rneg, NVv, nd[1])
+                        nxt.append(nd)
+                    else:
+                        _, NEe, nb, ns, nf, no = nd
+                        PV, PE, QV, QE = _split(NVv, NEe, H, rpos, rneg)
+                        b2, s2 = nb[:], ns[:]
+                        nb[i] = 1
+                        ns[i] = 1
+                        s2[i] = 1
+                        nxt.append((PV, PE, nb, ns, nf, _out_add(no, incs) if last else None))
+                        nxt.append((QV, QE, b2, s2, nf.copy(), no))
+                nodes = nxt
+                if timeout is not None and time.monotonic() - start > timeout:
+                    raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
+            cbits, csides = cell.bits, cell.sides
+            # a leaf's forced records: the cell's, then the neurons forced on the sub-node
+            # (``forced | nf``: a new dict, in that order)
+            if last:
+                for NVv, NEe, nb, ns, nf, no in nodes:
+                    new_items.append(_Cell(NVv, NEe, cbits + nb, zero, forced | nf, csides + ns, None, D, no, Gr, nb))
+            else:
+                pre = _next_batch(ints[l], Gr, D, [(nd[0], nd[2]) for nd in nodes])
+                for (NVv, NEe, nb, ns, nf, no), pr in zip(nodes, pre):
+                    new_items.append((_Cell(NVv, NEe, cbits + nb, zero, forced | nf, csides + ns, None, D), pr))
             if timeout is not None and time.monotonic() - start > timeout:
                 raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
-            if max_cells is not None and len(new_items) > max_cells and l == L - 1:
+            if max_cells is not None and len(new_items) > max_cells and last:
                 raise LimitError(f"more than {max_cells} cells (--max-cells)")
         items = new_items
         done += net.architecture[l]
@@ -458,57 +538,72 @@ def _angle_key_first(fin, px, py, pd):
 def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint):
     """The :class:`exactnet.regions.Cell` of every leaf (exact rationals built here).
 
-    Same values as :func:`finish_cell` + :func:`gradient_of` leaf by leaf; the rational forms
-    of records and of corners shared by several leaves are built once (cached by identity of
-    the record / value of the integer corner)."""
+    Same values as :func:`finish_cell` + :func:`gradient_of` leaf by leaf (compared in
+    ``tests/test_regions_fastpaths.py``), in one pass over the corners. Facets: a convex
+    polygon's edges on one line are consecutive (cyclically), so an edge record starts a new
+    facet where it differs from the previous edge's, except for the record of ``E[0]`` whose
+    run may wrap around the end (it is the first facet). A pseudo-corner lies inside the run
+    of the last facet started (or of the first one, when it wraps). Rational forms of corners
+    and edge midpoints shared by several leaves are built once (cached by the corner's value
+    / the identity of the edge's two corner objects); records carry their own."""
     qv = {}  # integer corner -> (fmpq, fmpq)
     mids = {}  # (id, id) of an edge's two corner objects (alive in the leaves) -> its witness
-    rq = {}  # id(record) -> (record, normal, offset)
-    W, dW = ints[-1][0].tolist(), ints[-1][1]
-    Wrows = [[int(x) for x in r] for r in W]
+    Wrows, dW = ints[-1][0], ints[-1][1]
     nW = len(Wrows)
+    spans, kk = [], 0
+    for w in widths:
+        spans.append((kk, kk + w))
+        kk += w
+    bounded_box = box is not None
     cells = []
     for leaf in leaves:
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
         V, E = leaf.V, leaf.E
-        k = len(V)
-        fin, recs, wit = [], [], {}
-        bounded = True
+        fin, recs, wl, first, dirs = [], [], [], [], []
+        E0 = E[0]
+        prev = E[-1]
         sx = sy = 0
         den = 1
         nfin = 0
-        dirs = []
-        prev = E[-1]
-        for i in range(k):
-            v, e = V[i], E[i]
+        i = 0
+        for v, e in zip(V, E):
+            if e is not None and (i == 0 or (e is not prev and e is not E0)):
+                recs.append(e)  # a new facet, its first edge is V[i] -> V[i + 1]
+                wl.append(None)
+                first.append(i)
             T = v[2]
             if T:
                 nfin += 1
-                if T != 1:
-                    den = lcm(den, T)
+                if T == den:
+                    sx += v[0]
+                    sy += v[1]
+                else:
+                    if den % T:
+                        f = T // gcd(den, T)  # den := lcm(den, T)
+                        den *= f
+                        sx *= f
+                        sy *= f
+                    f = den // T
+                    sx += v[0] * f
+                    sy += v[1] * f
                 if prev is not e:
                     fin.append(v)
-                elif e is not None and id(e) not in wit:
-                    q = qv.get(v)
-                    if q is None:
-                        q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
-                    wit[id(e)] = q  # a pseudo-corner: relative interior of its facet
+                elif e is not None:
+                    j = 0 if e is E0 else len(recs) - 1
+                    if wl[j] is None:  # a pseudo-corner: relative interior of its facet
+                        q = qv.get(v)
+                        if q is None:
+                            q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
+                        wl[j] = q
             else:
-                bounded = False
                 dirs.append(v)
             prev = e
-        seen = set()
-        for i in range(k):
-            e = E[i]
-            if e is None:
-                continue
-            ie = id(e)
-            if ie in seen:
-                continue
-            seen.add(ie)
-            recs.append(e)
-            if ie not in wit:
+            i += 1
+        k = i
+        for j, q in enumerate(wl):
+            if q is None:
+                i = first[j]
                 v, w = V[i], V[i + 1 if i + 1 < k else 0]
                 # the witness is symmetric in the edge's ends: shared with the neighbour
                 # across the edge (same corner objects, in the other order)
@@ -523,14 +618,8 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                     else:
                         q = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
                     mids[key] = q
-                wit[ie] = q
+                wl[j] = q
         if nfin:
-            for v in V:
-                T = v[2]
-                if T:
-                    f = den // T
-                    sx += v[0] * f
-                    sy += v[1] * f
             den *= nfin
             for d in dirs:
                 sx += d[0] * den
@@ -538,19 +627,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
             point, pint = _simplify_int(sx, sy, den, recs)
         else:
             point, pint = (Q0, Q0), (0, 0, 1)
-        if box is not None:
-            bounded = True
-        cons = []
-        for r in recs:
-            ent = rq.get(id(r))
-            if ent is None:
-                S = r[3]
-                ent = rq[id(r)] = (r, (fmpq(r[0], S), fmpq(r[1], S)), fmpq(r[2], S))
-            tag = r[4]
-            if tag[0] == "box":
-                cons.append(Constraint(ent[1], ent[2], None, None, wit[id(r)], (tag[1], tag[2])))
-            else:
-                cons.append(Constraint(ent[1], ent[2], tag, None, wit[id(r)], None))
+        cons = tuple([Constraint(r[7], r[8], r[5], None, w, r[6]) for r, w in zip(recs, wl)])
         if want_v and fin:
             cq = []
             for v in fin:
@@ -558,16 +635,16 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                 if q is None:
                     q = qv[v] = (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
                 cq.append(q)
-            b = _angle_key_first(fin, *pint)
-            corners = tuple(cq[b:] + cq[:b])
+            b = _angle_key_first(fin, *pint) if len(fin) > 1 else 0
+            corners = tuple(cq[b:] + cq[:b]) if b else tuple(cq)
         else:
             corners = ()
-        # output layer: G = [d W | d b] [M; 0 0 D] in Python integers (a few rows)
-        M, D = leaf.M, leaf.D
-        S = dW * D
-        gq, offs = [], []
+        # output layer: the integer rows G (scale d_L D) accumulated by compute_cells_2d, or
+        # G = [d W | d b] [M; 0 0 D] in Python integers (no hidden layer)
+        S = dW * leaf.D
         out = leaf.out
         if out is None:
+            M, D = leaf_M(leaf), leaf.D
             act = [(i, r) for i, r in enumerate(M) if r[0] or r[1] or r[2]]
             out = []
             for wr in Wrows:
@@ -580,23 +657,27 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                         g1 += w * r[1]
                         g2 += w * r[2]
                 out.append((g0, g1, g2))
-        for g0, g1, g2 in out:
-            gq.append(fmpq(g0, S))
-            gq.append(fmpq(g1, S))
-            offs.append(fmpq(g2, S))
-        G = fmpq_mat(nW, 2, gq)
+        if nW == 1:
+            g0, g1, g2 = out[0]
+            G = fmpq_mat(1, 2, [fmpq(g0, S), fmpq(g1, S)])
+            offs = (fmpq(g2, S),)
+        else:
+            gq, ol = [], []
+            for g0, g1, g2 in out:
+                gq.append(fmpq(g0, S))
+                gq.append(fmpq(g1, S))
+                ol.append(fmpq(g2, S))
+            G = fmpq_mat(nW, 2, gq)
+            offs = tuple(ol)
         bits = leaf.bits
-        pattern, kk = [], 0
-        for w in widths:
-            pattern.append(tuple(bits[kk : kk + w]))
-            kk += w
+        bounded = bounded_box or not dirs
         cells.append(
             Cell(
-                tuple(pattern),
+                tuple([tuple(bits[a:b]) for a, b in spans]),
                 point,
-                tuple(cons),
+                cons,
                 G,
-                tuple(offs),
+                offs,
                 corners if (bounded and want_v) else None,
                 bounded,
                 corners,
@@ -608,25 +689,28 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
     return cells
 
 
+_INV2 = [fmpq(1, 1 << k) for k in range(31)]  # u * _INV2[k] == fmpq(u, 2^k), at half the cost
+
+
 def _simplify_int(sx, sy, den, recs):
     """:func:`_simplify`, also returning the point as integers ``(x, y, d)``, ``d > 0`` (the
     constraint that rejected the last candidate is tried first: the same first accepted ``k``)."""
-    R = [(r[0], r[1], r[2]) for r in recs]
-    if R:
+    if recs:
         d2, x2, y2 = 2 * den, 2 * sx, 2 * sy
-        ba, bb, bc = R[0]
+        r = recs[0]
+        ba, bb, bc = r[0], r[1], r[2]
         for kk in range(31):
-            s = 1 << kk
-            u = (x2 * s + den) // d2
-            v = (y2 * s + den) // d2
-            if ba * u + bb * v + bc * s <= 0:
+            u = ((x2 << kk) + den) // d2
+            v = ((y2 << kk) + den) // d2
+            if ba * u + bb * v + (bc << kk) <= 0:
                 continue
-            for a, b, c in R:
-                if a * u + b * v + c * s <= 0:
-                    ba, bb, bc = a, b, c
+            for r in recs:
+                if r[0] * u + r[1] * v + (r[2] << kk) <= 0:
+                    ba, bb, bc = r[0], r[1], r[2]
                     break
             else:
-                return (fmpq(u, s), fmpq(v, s)), (u, v, s)
+                q = _INV2[kk]
+                return (q * u, q * v), (u, v, 1 << kk)
         return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
     u = (2 * sx + den) // (2 * den)
     v = (2 * sy + den) // (2 * den)
@@ -635,7 +719,7 @@ def _simplify_int(sx, sy, den, recs):
 
 def gradient_of(cell, ints):
     """Exact ``(gradient fmpq_mat, offsets)`` of the output layer on the leaf."""
-    G, S, _, _ = _layer_G(ints[-1], cell.M, cell.D)
+    G, S, _, _ = _layer_G(ints[-1], leaf_M(cell), cell.D)
     m = len(G)
     grad = fmpq_mat(m, 2, [fmpq(x, S) for g in G for x in g[:2]])
     return grad, tuple(fmpq(g[2], S) for g in G)
