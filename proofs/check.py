@@ -266,7 +266,7 @@ def load_network_json(text):
         need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0],
              f"layer {l}: weights must be a non-empty matrix")
         arch = arch or [len(rows[0])]
-        need(len(rows[0]) == arch[-1] and len(layer["biases"]) == len(rows), f"layer {l}: shapes do not chain")
+        need(len(rows[0]) == arch[-1] and len(layer["biases"]) == len(rows), f"layer {l}: shapes differ")
         arch.append(len(rows))
         W.append(rows)
         b.append([_json_number(v, f"layer {l}") for v in layer["biases"]])

@@ -49,15 +49,16 @@ def check(cert):
     lam = None if lam is None or sg * lam <= 0 else sg * lam
     for t in (Z, T):
         r = r_(I, t)
+        pair = lam is not None and r_(J, t) == [sg * lam * x for x in r]  # proportional / opposite rows
         good = {"active": all(w == 0 if L == 1 else w >= 0 for w in r[:-1]) and r[-1] >= 0,
                 "dead": all(w == 0 if L == 1 else w <= 0 for w in r[:-1]) and r[-1] <= 0,
-                "unused": not any(c_(I, t))}.get(name, lam is not None and r_(J, t) == [sg * lam * x for x in r])
+                "unused": not any(c_(I, t))}.get(name, pair)
         good = good and (name != "opposite" or all(x + lam * y == 0 for x, y in zip(c_(I, t), c_(J, t))))
         need(good, "E_CONDITION", lm, f"the side condition of {name} fails at t = {t}")
     beta = db[l0][I]
     comp = {"active": [-x * beta for x in c_(I, Z)], "opposite": [-x * beta for x in c_(I, Z)]}.get(name)
     kept = name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))
-    need((comp is None or db[L] == comp) and kept, "E_SUPPORT", ld, f"delta does not compensate as {name} needs")
+    need((comp is None or db[L] == comp) and kept, "E_SUPPORT", ld, f"delta does not compensate ({name})")
     gu = []
     for x in xs:
         pre, _ = fw.forward(net, x)

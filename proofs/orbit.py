@@ -1,4 +1,4 @@
-"""Canonical forms under permutation and positive scaling (proofs/lemmas/orbit.md, spec-1.0-hidden-symmetry.md)."""
+"""Canonical forms under permutation and positive scaling (proofs/lemmas/orbit.md; kind HIDDEN-SYMMETRY)."""
 
 from itertools import groupby, permutations, product
 
