@@ -968,12 +968,13 @@ def _prove_each(candidates, proofs, budget: float) -> tuple[list, list]:
 
     ``proofs(candidate)`` yields the ``(ok, x)`` results of its branch-and-bound proofs, computed
     lazily (the first failure stops the candidate). No candidate is started after ``budget``
-    seconds.
+    seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
+    not shrink the budget, so the same network gets the same facts under load).
     """
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     proved, witnesses = [], []
     for cand in candidates:
-        if time.perf_counter() - t0 > budget:
+        if time.process_time() - t0 > budget:
             break
         for ok, x in proofs(cand):
             if x is not None:
@@ -1027,12 +1028,12 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
     """
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), frozenset(), []
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     dead, active = set(sign_facts(net)[0]), set(sign_facts(net)[1])
     proved_dead, proved_active, witnesses = set(), set(), []
     todo = sorted({(k, -1) for k in candidates_dead} | {(k, 1) for k in candidates_active})
     for (k, s) in todo:
-        if time.perf_counter() - t0 > budget:
+        if time.process_time() - t0 > budget:
             break
         if k in dead or k in active or k[0] == 1:
             continue
@@ -1112,14 +1113,14 @@ def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant
     """
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), []
-    deadline = time.perf_counter() + budget
+    deadline = time.process_time() + budget
 
     def proofs(neuron):
         l, a = neuron
         for k, w in enumerate(net.weights(l + 1)):
             if w[a] == 0 or (l + 1, k) in irrelevant:
                 continue
-            if time.perf_counter() > deadline:
+            if time.process_time() > deadline:
                 yield None, None  # out of time: not proved
                 return
             yield _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=max_nodes,
@@ -1257,7 +1258,8 @@ def functional_dimension(
        Then the exact LP facts (``prove_signs``, module docstring (3)) lower ``U``; while the rank
        is still below ``U``, up to ``walk_rounds`` rounds of :func:`crossing_points` from (at most
        ``walk_points`` of) the sample, then of the points the previous round added, stopping
-       after two rounds without growth.
+       after two rounds without growth. Each LP-fact phase gets ``sign_budget`` seconds of CPU
+       time of this process (not wall-clock time, so load from other jobs changes nothing).
     3. Only when the rank stays below ``U`` and ``use_regions``: the exact complex
        (:mod:`exactnet.regions`, within ``max_cells``/``timeout``); when it is complete (and every
        sampled pattern is one of its regions) the rank over its points is exact over Q.

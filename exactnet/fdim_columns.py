@@ -106,7 +106,7 @@ def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip
 def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequence[fmpq], dead: set,
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
-    (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.perf_counter()`` value)."""
+    (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
     import numpy as np
     from .lp import linprog_quiet as linprog
 
@@ -168,7 +168,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     stack, nodes = [dict(fixed0)], 0
     while stack:
         nodes += 1
-        if nodes > max_nodes or (deadline is not None and time.perf_counter() > deadline):
+        if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
             return None, None
         state = stack.pop()
         G, g = constraints(state)
@@ -231,7 +231,7 @@ def prove_column_relations(net: Network, candidates, dead, active, budget: float
         return [], []
     from .fdim import _prove_each
 
-    deadline = time.perf_counter() + budget
+    deadline = time.process_time() + budget
 
     def proofs(cand):
         neuron, l, v = cand
