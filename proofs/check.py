@@ -48,11 +48,9 @@ def wellformed(cond, code, lineno, msg):
 
 def q(token, lineno=0):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
-    wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno,
-               f"not a canonical rational: {token!r}")
+    wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno, f"not canonical: {token!r}")
     num, _, den = token.lstrip("-").partition("/")
-    wellformed(len(num) <= MAX_DIGITS and len(den) <= MAX_DIGITS, "E_LIMIT", lineno,
-               f"number longer than {MAX_DIGITS} digits")
+    wellformed(max(len(num), len(den)) <= MAX_DIGITS, "E_LIMIT", lineno, f"over {MAX_DIGITS} digits")
     v = Fraction(token)
     wellformed(str(v) == token, "E_NUMBER", lineno, f"not a canonical rational: {token!r}")  # reduced, not -0
     return v
@@ -102,8 +100,7 @@ def rank(M):
     return eliminate(M)[0]
 
 def no_flip_set(vecs, lineno, limit, msg):
-    """Reject (E_LIMIT) more than MAX_EXHAUSTIVE vectors, or (E_FLIP_SET) a nonempty subset summing to zero:
-    meet in the middle, the subset sums of each half."""
+    """E_LIMIT over MAX_EXHAUSTIVE vectors; E_FLIP_SET if a nonempty subset sums to 0 (meet in the middle)."""
     require(len(vecs) <= MAX_EXHAUSTIVE, "E_LIMIT", lineno, f"{limit} {MAX_EXHAUSTIVE} neurons")
     def sums(part, sign):  # the sums of the nonempty subsets of part, times sign
         out = set()
@@ -137,8 +134,7 @@ def _pattern_layers(net, pattern):
     """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
     pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
     ends = [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
-    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0,
-               "pattern length differs from the number of hidden neurons")
+    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length is not N")
     return [pattern[a:e] for a, e in zip(ends, ends[1:])]
 
 def local_affine(net, pattern):
@@ -173,8 +169,7 @@ def _net_block(lines, i, name):
         return lines[k].split(" ")
     wellformed(lines[i:i + 1] == [f"{name} begin"], "E_SYNTAX", i + 1, f"expected '{name} begin'")
     t = at(i + 1)
-    wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2,
-               "expected 'arch n0 ... nL' with at least two widths")
+    wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2, "expected 'arch n0 ... nL', L >= 1")
     arch = ints(t[1:], i + 2)
     wellformed(min(arch) >= 1, "E_SHAPE", i + 2, "every width must be positive")
     k, W, b = i + 2, [], []
@@ -182,8 +177,7 @@ def _net_block(lines, i, name):
         rows = []  # the arch[l] rows of W_l, then b_l
         for key, count in [("w", arch[l - 1])] * arch[l] + [("b", arch[l])]:
             t = at(k)
-            wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1,
-                       f"expected {key!r} with {count} numbers (layer {l})")
+            wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1, f"want {key}, {count} numbers")
             rows.append(qs(t[1:], k + 1))
             k += 1
         W.append(rows[:-1])
@@ -192,8 +186,7 @@ def _net_block(lines, i, name):
     t = at(k + 1)
     wellformed(t[0] == f"{name}-digest" and len(t) == 2 and _HEX.match(t[1]), "E_SYNTAX", k + 2,
                f"expected '{name}-digest <64 lower-case hex>'")
-    wellformed(t[1] == _digest(lines[i:k + 1]), "E_NETWORK_DIGEST", k + 2,
-               f"{name} digest does not match the {name} block")
+    wellformed(t[1] == _digest(lines[i:k + 1]), "E_NETWORK_DIGEST", k + 2, f"{name} digest mismatch")
     return Net(arch, W, b), k + 1  # index of the digest line
 
 def parse(text):
@@ -205,31 +198,27 @@ def parse(text):
         wellformed(len(line) <= MAX_LINE, "E_LIMIT", n, f"line longer than {MAX_LINE} characters")
     wellformed(text.endswith("\n"), "E_TRUNCATED", text.count("\n") + 1, "file does not end with a line feed")
     lines = text[:-1].split("\n")
-    for n, line in enumerate(lines, 1):
-        wellformed(line != "" and not line.startswith(" ") and not line.endswith(" ") and "  " not in line,
-                   "E_SYNTAX", n, "empty line or stray spaces (tokens are separated by one space)")
+    for n, line in enumerate(lines, 1):  # tokens separated by single spaces
+        wellformed(re.fullmatch("[^ ]+( [^ ]+)*", line), "E_SYNTAX", n, "empty line or stray spaces")
     m = _HEAD.match(lines[0])
     wellformed(m, "E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
     major, minor = int(m.group(1)), int(m.group(2))
-    wellformed(major == MAJOR and minor <= MINOR, "E_VERSION", 1,
-               f"version {major}.{minor} not supported (this checker: {MAJOR}.{MINOR})")
+    wellformed(major == MAJOR and minor <= MINOR, "E_VERSION", 1, f"version {major}.{minor} not supported")
     last = lines[-1].split(" ")
     wellformed(last[0] == "end" and len(last) == 2 and _HEX.match(last[1]), "E_FOOTER", len(lines),
                "missing footer 'end <sha256>' (truncated file?)")
-    wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines),
-               "footer digest does not match the certificate")
+    wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines), "wrong footer digest")
     wellformed(len(lines) >= 4, "E_TRUNCATED", len(lines), "certificate too short")
     t = lines[1].split(" ")
     wellformed(t[0] == "kind" and len(t) == 2, "E_SYNTAX", 2, "second line must be 'kind <KIND>'")
-    wellformed(t[1] in KINDS, "E_KIND", 2, f"unknown kind {t[1]!r}")
     kind = t[1]
+    wellformed(kind in KINDS, "E_KIND", 2, f"unknown kind {kind!r}")
     net, k = _net_block(lines, 2, "network")
     other, k = _net_block(lines, k + 1, "other") if kind in TWO_NETWORKS else (None, k)
     conc = lines[-2].split(" ")
     wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
                "expected 'conclusion <KIND>' before the footer")
-    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1,
-               f"conclusion {conc[1]!r} differs from kind {kind!r}")
+    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} is not the kind")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
         wellformed(toks[0] not in FRAME, "E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
@@ -253,8 +242,7 @@ def load_network_json(text):
         obj = json.loads(text)
     except ValueError as e:
         raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
-    need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1",
-         "network file format must be 'exactnet-network/1'")
+    need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1", "format not exactnet-network/1")
     layers = obj.get("layers")
     need(isinstance(layers, list) and layers, "'layers' must be a non-empty list")
     W, b, arch = [], [], None

@@ -31,8 +31,7 @@ def _pattern(net, x):
 def _kink(net, pat, k, code, ln):
     """Lemma B (i): the output maps with hidden neuron k (flat index) inactive / active differ."""
     on = pat[:k] + [1] + pat[k + 1:]
-    require(local_affine(net, pat)[-1] != local_affine(net, on)[-1], code, ln,
-            f"f is differentiable where hidden neuron {k} vanishes")
+    require(local_affine(net, pat)[-1] != local_affine(net, on)[-1], code, ln, f"no kink at neuron {k}")
 
 def _bend(net, ln, t):
     """Lemma B: returns x, a point of E(f)."""
@@ -85,8 +84,7 @@ def _covers(net, P, ln0):
                 if hyper:
                     go(left - c, chosen + [span])
                 else:
-                    require(not can(left - c, n1 - len(chosen) - 1), "E_COVER", ln0,
-                            "the bend points have a cover with a free hyperplane")
+                    require(not can(left - c, n1 - len(chosen) - 1), "E_COVER", ln0, "cover with a free flat")
     go(frozenset(range(len(P))), [])
     return found
 

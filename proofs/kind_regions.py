@@ -128,8 +128,7 @@ def verify_net(net, body):
     return cells, pats
 
 def verify(Ws, bs, body, fail):
-    """``verify_net`` for the network of Fraction lists ``Ws[l-1] = W_l``, ``bs[l-1] = b_l``; returns K.
-    Errors go to ``fail(kind, code, lineno, msg)`` (kind "reject" or "malformed"), which raises."""
+    """``verify_net`` for Fraction lists Ws[l-1] = W_l, bs[l-1] = b_l: K, or fail(kind, code, ln, msg)."""
     try:
         return len(verify_net(fw.Net.of(Ws, bs), body)[1])
     except fw.CheckError as e:
