@@ -1,4 +1,5 @@
-"""Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md)."""
+"""Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md; lemmas: symmetry_rules.md,
+shallow.md, orbit.md and equivalent.md in proofs/lemmas/)."""
 
 from proofs import check as fw
 from proofs import kind_equivalent

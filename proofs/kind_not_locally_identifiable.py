@@ -1,4 +1,5 @@
-"""Kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md)."""
+"""Kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md,
+proofs/lemmas/not_locally_identifiable.md)."""
 
 from proofs import check as fw
 
@@ -7,8 +8,7 @@ ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
 def _ratio(u, v):
     """lam with v = lam * u (u nonzero), else None."""
-    k = next((k for k, x in enumerate(u) if x), None)
-    lam = None if k is None else v[k] / u[k]
+    lam = next((y / x for x, y in zip(u, v) if x), None)
     return lam if lam is not None and all(y == lam * x for x, y in zip(u, v)) else None
 
 def check(cert):
