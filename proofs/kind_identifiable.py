@@ -79,7 +79,8 @@ def _shallow_2(cert, body):
                 allowed = {i: tuple(v for v in allowed[i] if val[(i, v)] == 0) for i in out}
             plan.append((T, out, co, allowed))
             count += prod(len(a) for a in allowed.values())
-            require(count <= MAX_MODE_CONFIGS, "E_LIMIT", ln, f"over {MAX_MODE_CONFIGS} mode configurations")
+            require(count <= MAX_MODE_CONFIGS, "E_LIMIT", ln,
+                    f"over {MAX_MODE_CONFIGS} class-mode configurations")
     for T, out, co, allowed in plan:
         UT = [cls[i][0] for i in T]
         rT = rank(UT)
