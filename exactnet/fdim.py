@@ -963,26 +963,34 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     return True, None
 
 
-def _prove_each(candidates, proofs, budget: float) -> tuple[list, list]:
+def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list, list]:
     """The candidates whose proofs all succeed, and the exact points of refutations.
 
-    ``proofs(candidate)`` yields the ``(ok, x)`` results of its branch-and-bound proofs, computed
-    lazily (the first failure stops the candidate). No candidate is started after ``budget``
-    seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
-    not shrink the budget, so the same network gets the same facts under load).
+    ``proofs(candidate, nodes)`` yields the ``(ok, x)`` results of its branch-and-bound proofs
+    with at most ``nodes`` nodes each, computed lazily (the first failure stops the candidate;
+    ``ok`` None means undecided). Candidates left undecided at ``max_nodes`` get a second pass
+    at ``16 max_nodes``. No candidate is started after ``budget`` seconds of this process's CPU
+    time (``time.process_time``: other jobs on a shared machine do not shrink the budget, so
+    the same network gets the same facts under load).
     """
     t0 = time.process_time()
     proved, witnesses = [], []
-    for cand in candidates:
-        if time.process_time() - t0 > budget:
-            break
-        for ok, x in proofs(cand):
-            if x is not None:
-                witnesses.append(x)
-            if not ok:
+    todo = list(candidates)
+    for nodes in (max_nodes, 16 * max_nodes):
+        undecided = []
+        for cand in todo:
+            if time.process_time() - t0 > budget:
                 break
-        else:
-            proved.append(cand)
+            for ok, x in proofs(cand, nodes):
+                if x is not None:
+                    witnesses.append(x)
+                if not ok:
+                    if ok is None:
+                        undecided.append(cand)
+                    break
+            else:
+                proved.append(cand)
+        todo = undecided
     return proved, witnesses
 
 
@@ -992,10 +1000,10 @@ def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), []
 
-    def proofs(pair):
+    def proofs(pair, nodes):
         b, a = pair
-        yield _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=max_nodes, partner=a)
-    proved, witnesses = _prove_each(pairs, proofs, budget)
+        yield _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=nodes, partner=a)
+    proved, witnesses = _prove_each(pairs, proofs, budget, max_nodes)
     return frozenset(proved), witnesses
 
 
@@ -1007,14 +1015,14 @@ def prove_same_where_active(net: Network, triples, dead, active, budget: float =
         return frozenset(), []
     L = net.depth
 
-    def proofs(triple):
+    def proofs(triple, nodes):
         a, b, j = triple
         for sa in (1, -1):
             if (sa == 1 and (L - 1, b) in active) or (sa == -1 and (L - 1, a) in active):
                 continue  # that sign combination is impossible already
-            yield _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=max_nodes,
+            yield _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=nodes,
                                          partner=(L - 2, j), extra=[((L - 1, b), -sa)])
-    proved, witnesses = _prove_each(triples, proofs, budget)
+    proved, witnesses = _prove_each(triples, proofs, budget, max_nodes)
     return frozenset(proved), witnesses
 
 
@@ -1023,7 +1031,8 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
     """Neurons proved dead (``z <= 0`` on ``R^n0``) / stably active (``z >= 0``) among the candidates.
 
     Candidates are processed layer by layer, so that facts proved for earlier layers fix
-    those neurons in later proofs. Returns the two sets and the exact points found where a
+    those neurons in later proofs; those left undecided at ``max_nodes`` branch-and-bound nodes
+    get a second pass at ``16 max_nodes`` while the budget lasts. Returns the two sets and the exact points found where a
     candidate has the other sign (useful sample points). Undecided candidates are skipped.
     """
     if importlib.util.find_spec("scipy") is None:
@@ -1032,17 +1041,22 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
     dead, active = set(sign_facts(net)[0]), set(sign_facts(net)[1])
     proved_dead, proved_active, witnesses = set(), set(), []
     todo = sorted({(k, -1) for k in candidates_dead} | {(k, 1) for k in candidates_active})
-    for (k, s) in todo:
-        if time.process_time() - t0 > budget:
-            break
-        if k in dead or k in active or k[0] == 1:
-            continue
-        ok, x = _neuron_never_positive(net, k, -s if s == 1 else 1, dead, active, max_nodes=max_nodes)
-        if ok:
-            (proved_active if s == 1 else proved_dead).add(k)
-            (active if s == 1 else dead).add(k)
-        elif x is not None:
-            witnesses.append(x)
+    for nodes in (max_nodes, 16 * max_nodes):  # a second pass with deeper trees for the undecided
+        undecided = []
+        for (k, s) in todo:
+            if time.process_time() - t0 > budget:
+                break
+            if k in dead or k in active or k[0] == 1:
+                continue
+            ok, x = _neuron_never_positive(net, k, -s if s == 1 else 1, dead, active, max_nodes=nodes)
+            if ok:
+                (proved_active if s == 1 else proved_dead).add(k)
+                (active if s == 1 else dead).add(k)
+            elif x is not None:
+                witnesses.append(x)
+            else:
+                undecided.append((k, s))
+        todo = undecided
     return frozenset(proved_dead), frozenset(proved_active), witnesses
 
 
@@ -1095,12 +1109,12 @@ def prove_relations_where_active(net: Network, candidates, dead, active, budget:
     if importlib.util.find_spec("scipy") is None:
         return [], []
 
-    def proofs(cand):
+    def proofs(cand, nodes):
         k, c = cand
         for sg in (1, -1):
-            yield _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=max_nodes,
+            yield _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=nodes,
                                          relation=[sg * v for v in c])
-    return _prove_each(candidates, proofs, budget)
+    return _prove_each(candidates, proofs, budget, max_nodes)
 
 
 def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant, budget: float = 10.0,
@@ -1115,7 +1129,7 @@ def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant
         return frozenset(), []
     deadline = time.process_time() + budget
 
-    def proofs(neuron):
+    def proofs(neuron, nodes):
         l, a = neuron
         for k, w in enumerate(net.weights(l + 1)):
             if w[a] == 0 or (l + 1, k) in irrelevant:
@@ -1123,9 +1137,9 @@ def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant
             if time.process_time() > deadline:
                 yield None, None  # out of time: not proved
                 return
-            yield _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=max_nodes,
+            yield _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=nodes,
                                          extra=[((l, a), -1)])
-    proved, witnesses = _prove_each(candidates, proofs, budget)
+    proved, witnesses = _prove_each(candidates, proofs, budget, max_nodes)
     return frozenset(proved), witnesses
 
 

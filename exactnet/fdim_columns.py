@@ -233,11 +233,11 @@ def prove_column_relations(net: Network, candidates, dead, active, budget: float
 
     deadline = time.process_time() + budget
 
-    def proofs(cand):
+    def proofs(cand, nodes):
         neuron, l, v = cand
-        yield prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=max_nodes,
+        yield prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=nodes,
                                     deadline=deadline)
-    return _prove_each(candidates, proofs, budget)
+    return _prove_each(candidates, proofs, budget, max_nodes)
 
 
 def column_vectors(net: Network, proved) -> list[list[fmpq]]:
