@@ -32,8 +32,14 @@ is divided by the gcd of its entries, so the integers stay as small as the geome
 
 **Per-cell affine maps** are integer matrices too: with ``d_l`` the common denominator of
 layer ``l``, ``h_(l-1)(x) = M (x, y, 1) / D`` gives the integer pre-activations
-``G = [d_l W_l | d_l b_l] [M; 0 0 D]`` with scale ``S = d_l D`` (one ``fmpz_mat``
-product per cell); rational values (``fmpq``) are built only for the output.
+``G = [d_l W_l | d_l b_l] [M; 0 0 D]`` with scale ``S = d_l D``, divided by the gcd of
+``S`` and ``G``. They and the whole-cell sign tests of the next layer are computed for all
+sub-nodes of a cell at once (:func:`_next_batch`: one NumPy int64 product, used only when a
+bound proves that no partial sum overflows; Python integers otherwise). At the last hidden
+layer the output map's integer rows are accumulated along the subdivision instead (one row
+update per neuron turning active). Rational values (``fmpq``) are built only for the
+output: a record carries its rational normal and offset, corners and edge midpoints shared
+by neighbouring leaves are converted once.
 
 **Output.** The facets of a cell are exactly its edges' records (no redundancy test), each
 with a relative-interior witness (an edge midpoint, a corner plus the edge's direction, or
@@ -51,6 +57,7 @@ from __future__ import annotations
 
 import time
 from itertools import chain as _chain
+from operator import add as _add
 from math import gcd, lcm
 
 import numpy as np
@@ -62,6 +69,7 @@ __all__ = ["compute_cells_2d", "resolve_forced"]
 
 Q0 = fmpq(0)
 Q2 = fmpq(2)
+QH = fmpq(1, 2)
 
 
 def _red3(X, Y, T):
@@ -73,18 +81,20 @@ def _red3(X, Y, T):
 
 def _split(V, E, H, rpos, rneg):
     """Clip the polygon ``(V, E)`` by ``h >= 0`` and by ``h <= 0`` (``H`` = values at corners)."""
-    k = len(V)
     PV, PE, NV, NE = [], [], [], []
-    for i in range(k):
-        j = i + 1 if i + 1 < k else 0
-        hi, hj = H[i], H[j]
-        v, e = V[i], E[i]
+    inf = False  # an end of the new edge at infinity (only then can it need a foot point)
+    Hn = H[1:]
+    Hn.append(H[0])
+    Vn = V[1:]
+    Vn.append(V[0])
+    for v, e, hi, hj, w in zip(V, E, H, Hn, Vn):
         if hi > 0:
             PV.append(v)
             PE.append(e)
             if hj < 0:
-                w = V[j]
                 x = _red3(hi * w[0] - hj * v[0], hi * w[1] - hj * v[1], hi * w[2] - hj * v[2])
+                if not x[2]:
+                    inf = True
                 PV.append(x)
                 PE.append(rpos)
                 NV.append(x)
@@ -93,13 +103,16 @@ def _split(V, E, H, rpos, rneg):
             NV.append(v)
             NE.append(e)
             if hj > 0:
-                w = V[j]
                 x = _red3(hj * v[0] - hi * w[0], hj * v[1] - hi * w[1], hj * v[2] - hi * w[2])
+                if not x[2]:
+                    inf = True
                 NV.append(x)
                 NE.append(rneg)
                 PV.append(x)
                 PE.append(e)
         else:
+            if not v[2]:
+                inf = True
             PV.append(v)
             NV.append(v)
             if hj > 0:
@@ -108,8 +121,9 @@ def _split(V, E, H, rpos, rneg):
             else:  # hj < 0 (hj == 0 would put an edge on the line, impossible for a split)
                 NE.append(e)
                 PE.append(rpos)
-    _close(PV, PE, rpos)
-    _close(NV, NE, rneg)
+    if inf:
+        _close(PV, PE, rpos)
+        _close(NV, NE, rneg)
     return PV, PE, NV, NE
 
 
@@ -179,16 +193,28 @@ def _signs_on(G, Garr, V, gbound=None):
     return mins, maxs
 
 
+def _reduced(G, S):
+    """``(G / g, S / g)`` for ``g`` the gcd of ``S`` and the entries of ``G`` (lists)."""
+    g = S
+    for r in G:
+        g = gcd(g, r[0], r[1], r[2])
+        if g == 1:
+            return G, S
+    return [[r[0] // g, r[1] // g, r[2] // g] for r in G], S // g
+
+
 def _next_batch(Wd, Gr, D, nodes):
     """The next layer's tests on every sub-node of one parent cell, in one NumPy batch.
 
     ``nodes``: ``(V, bits)`` per sub-node, whose map is ``h = M (x, y, 1) / D`` with ``M`` the
     rows of ``Gr`` (integers) of the active neurons. Returns per sub-node ``(G, S, mins, maxs)``:
-    the next layer's integer pre-activations ``G = [d W | d b] [M; 0 0 D]`` (lists), their
-    scale ``S = d D`` and per row ``min / max`` of ``H`` over the corners ``V`` (the same
-    integers as :func:`_layer_G` + :func:`_signs_on` node by node). NumPy int64 only where a
-    bound proves that no partial sum overflows: ``row sum |W| * max(|Gr|, D) >= |G|`` and
-    ``3 max|G| max|V| >= |H|`` (both ``< 2^62``); otherwise the same in Python integers."""
+    the next layer's integer pre-activations ``[d W | d b] [M; 0 0 D] / g`` (lists) and their
+    scale ``S = d D / g``, divided by ``g``, the gcd of ``d D`` and all entries (so the
+    integers are as small as the layer map allows), and per row ``min / max`` of ``H`` over
+    the corners ``V`` (the same integers as :func:`_layer_G` + :func:`_signs_on` node by node,
+    up to the positive factor ``g``). NumPy int64 only where a bound proves that no partial
+    sum overflows: ``row sum |W| * max(|Gr|, D) >= |G|`` and ``3 max|G| max|V| >= |H|`` (both
+    ``< 2^62``); otherwise the same in Python integers."""
     arr = Wd[2]
     S = Wd[1] * D
     nc = len(nodes)
@@ -197,13 +223,18 @@ def _next_batch(Wd, Gr, D, nodes):
         out = []
         for V, bits in nodes:
             z3 = [0, 0, 0]
-            G = _layer_G(Wd, [Gr[i] if b else z3 for i, b in enumerate(bits)], D)[0]
-            out.append((G, S) + _signs_on(G, None, V))
+            G, Sg = _reduced(_layer_G(Wd, [Gr[i] if b else z3 for i, b in enumerate(bits)], D)[0], S)
+            out.append((G, Sg) + _signs_on(G, None, V))
         return out
     n = arr.shape[1] - 1
     B = np.array([b for _, b in nodes], dtype=np.int64).reshape(nc, n)
     Gall = (arr[None, :, :n] * B[:, None, :]) @ np.array(Gr, dtype=np.int64).reshape(n, 3)
     Gall[:, :, 2] += arr[:, n] * D
+    # per node: g = gcd(S, entries); an all-zero G gives g = S (divide by 1, scale 1)
+    gs = [gcd(S, x) for x in np.gcd.reduce(Gall.reshape(nc, -1), axis=1).tolist()]
+    Ss = [S // g for g in gs]
+    if any(g != 1 for g in gs):
+        Gall //= np.array([g if g < _I64 else 1 for g in gs], dtype=np.int64)[:, None, None]
     Gl = Gall.tolist()
     gbound = Wd[3] * big
     ks = [len(V) for V, _ in nodes]
@@ -217,17 +248,20 @@ def _next_batch(Wd, Gr, D, nodes):
         offs = np.cumsum([0] + ks[:-1])
         mins = np.minimum.reduceat(HH, offs, axis=0).tolist()
         maxs = np.maximum.reduceat(HH, offs, axis=0).tolist()
-        return [(Gl[c], S, mins[c], maxs[c]) for c in range(nc)]
-    return [(Gl[c], S) + _signs_on(Gl[c], None, nodes[c][0]) for c in range(nc)]
+        return [(Gl[c], Ss[c], mins[c], maxs[c]) for c in range(nc)]
+    return [(Gl[c], Ss[c]) + _signs_on(Gl[c], None, nodes[c][0]) for c in range(nc)]
 
 
 class _Cell:
+    """A node of the subdivision (``bits``: the pattern so far, one tuple per layer; ``sides``
+    and ``zero``: tuples as in :class:`exactnet.regions.Cell`)."""
+
     __slots__ = ("V", "E", "bits", "zero", "forced", "sides", "M", "D", "out", "Gr", "nb")
 
     def __init__(self, V, E, bits, zero, forced, sides, M, D, out=None, Gr=None, nb=None):
         self.V, self.E, self.bits, self.zero = V, E, bits, zero
         self.forced, self.sides, self.M, self.D = forced, sides, M, D
-        self.out = out  # leaves: integer rows of the output map G (scale d_L D)
+        self.out = out  # leaves: the output map's integer rows G (scale d_L D), flat (g0, g1, g2, ...)
         self.Gr, self.nb = Gr, nb  # leaves: M is built from these only when asked (leaf_M)
 
 
@@ -274,19 +308,14 @@ def _root(box):
     return V, [ylo, xhi, yhi, xlo]
 
 
-def _out_add(out, incs):
-    """``out + incs`` row by row: the output rows after a neuron turns active (``incs``: its
-    output weights times its row of the layer's map)."""
-    if len(out) == 1:
-        o, a = out[0], incs[0]
-        return ((o[0] + a[0], o[1] + a[1], o[2] + a[2]),)
-    return tuple([(o[0] + a[0], o[1] + a[1], o[2] + a[2]) for o, a in zip(out, incs)])
-
-
 def _incs(col, gi):
-    """The output rows' increments ``w gi`` for output weights ``col`` of neuron row ``gi``."""
+    """The output map's increment when a neuron turns active: ``w * gi`` for each output
+    weight ``w`` in ``col`` (``gi``: the neuron's row of the layer's map), flat like ``out``."""
     g0, g1, g2 = gi
-    return [(w * g0, w * g1, w * g2) for w in col]
+    if len(col) == 1:
+        w = col[0]
+        return (w * g0, w * g1, w * g2)
+    return tuple([x for w in col for x in (w * g0, w * g1, w * g2)])
 
 
 def compute_cells_2d(net, box, max_cells, timeout, progress, start):
@@ -298,7 +327,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
     the product ``[d_L W_L | d_L b_L] [M; 0 0 D]`` per leaf; the same integers)."""
     ints = _int_layers(net)
     V, E = _root(box)
-    root = _Cell(V, E, [], [], {}, [], [[1, 0, 0], [0, 1, 0]], 1)
+    root = _Cell(V, E, (), (), {}, (), [[1, 0, 0], [0, 1, 0]], 1)
     if net.depth == 1:
         return [root], ints
     items = [(root, _next_batch(ints[0], root.M, 1, [(V, [1, 1])])[0])]
@@ -339,21 +368,15 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                 else:
                     bits[i] = 1
                     forced[tag] = ("lazy2", (g0, g1, g2, S, tag), CV, CE)
-            # the next layer's map M / D: the rows of G for the active neurons (divided once
-            # by the gcd of G and S, shared by all sub-nodes)
-            g = S
-            for r in G:
-                g = gcd(g, r[0], r[1], r[2])
-                if g == 1:
-                    break
-            Gr = G if g == 1 else [[r[0] // g, r[1] // g, r[2] // g] for r in G]
-            D = S // g
+            # the next layer's map M / D: the rows of G for the active neurons (G and S are
+            # already divided by their gcd, see _next_batch)
+            Gr, D = G, S
             out = None
             if last:
-                out = tuple((0, 0, b * D) for b in obias)
+                out = tuple([x for b in obias for x in (0, 0, b * D)])
                 for i, b in enumerate(bits):
                     if b:
-                        out = _out_add(out, _incs(ocols[i], Gr[i]))
+                        out = tuple(map(_add, out, _incs(ocols[i], Gr[i])))
             # sub-nodes: (V, E, bits, sides, forced-extra, output rows)
             nodes = [(CV, CE, bits, sides, {}, out)]
             inv = fmpq(1, S) if cut else None
@@ -370,7 +393,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                     if min(H) >= 0:
                         nd[2][i] = 1
                         nd[4][tag] = ("lazy2", rpos, NVv, nd[1])
-                        nxt.append(nd[:5] + (_out_add(nd[5], incs),) if last else nd)
+                        nxt.append(nd[:5] + (tuple(map(_add, nd[5], incs)),) if last else nd)
                     elif max(H) <= 0:
                         nd[4][tag] = ("lazy2", rneg, NVv, nd[1])
                         nxt.append(nd)
@@ -381,21 +404,22 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
                         nb[i] = 1
                         ns[i] = 1
                         s2[i] = 1
-                        nxt.append((PV, PE, nb, ns, nf, _out_add(no, incs) if last else None))
+                        nxt.append((PV, PE, nb, ns, nf, tuple(map(_add, no, incs)) if last else None))
                         nxt.append((QV, QE, b2, s2, nf.copy(), no))
                 nodes = nxt
                 if timeout is not None and time.monotonic() - start > timeout:
                     raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
-            cbits, csides = cell.bits, cell.sides
+            # pattern (one tuple per layer), sides and zero neurons as the tuples of the Cell
+            cbits, csides, zt = cell.bits, cell.sides, tuple(zero)
             # a leaf's forced records: the cell's, then the neurons forced on the sub-node
             # (``forced | nf``: a new dict, in that order)
             if last:
                 for NVv, NEe, nb, ns, nf, no in nodes:
-                    new_items.append(_Cell(NVv, NEe, cbits + nb, zero, forced | nf, csides + ns, None, D, no, Gr, nb))
+                    new_items.append(_Cell(NVv, NEe, cbits + (tuple(nb),), zt, forced | nf, csides + tuple(ns), None, D, no, Gr, nb))
             else:
                 pre = _next_batch(ints[l], Gr, D, [(nd[0], nd[2]) for nd in nodes])
                 for (NVv, NEe, nb, ns, nf, no), pr in zip(nodes, pre):
-                    new_items.append((_Cell(NVv, NEe, cbits + nb, zero, forced | nf, csides + ns, None, D), pr))
+                    new_items.append((_Cell(NVv, NEe, cbits + (tuple(nb),), zt, forced | nf, csides + tuple(ns), None, D), pr))
             if timeout is not None and time.monotonic() - start > timeout:
                 raise LimitError(f"timeout of {timeout} s reached while subdividing layer {l}")
             if max_cells is not None and len(new_items) > max_cells and last:
@@ -523,7 +547,27 @@ def _angle_key_first(fin, px, py, pd):
     """Index of the corner of ``fin`` (integer homogeneous, ``T > 0``) that
     :func:`exactnet.regions._angle_cmp` puts first around the point ``(px, py) / pd``
     (``pd > 0``): the same comparison in integers (every difference is scaled by the positive
-    ``T pd``, which changes no sign)."""
+    ``T pd``, which changes no sign).
+
+    ``fin`` lists a convex polygon's corners counter-clockwise and the point is interior, so
+    their angles around it increase cyclically with one wrap: the half-plane classes (angle
+    in ``[0, pi)`` or ``[pi, 2 pi)``) form one run each, and when both occur the first corner
+    is where the ``[0, pi)`` run starts. Otherwise (one class only) the scan of
+    :func:`_angle_key_first_scan` decides."""
+    X, Y, T = fin[-1]
+    ay = Y * pd - py * T
+    prev = ay < 0 or (ay == 0 and X * pd - px * T <= 0)  # angle in [pi, 2 pi)
+    for i, (X, Y, T) in enumerate(fin):
+        ay = Y * pd - py * T
+        h = ay < 0 or (ay == 0 and X * pd - px * T <= 0)
+        if prev and not h:
+            return i
+        prev = h
+    return _angle_key_first_scan(fin, px, py, pd)
+
+
+def _angle_key_first_scan(fin, px, py, pd):
+    """:func:`_angle_key_first` by comparing every corner with the best so far."""
     best = -1
     bh = bx = by = 0
     for k, (X, Y, T) in enumerate(fin):
@@ -547,31 +591,55 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
     and edge midpoints shared by several leaves are built once (cached by the corner's value
     / the identity of the edge's two corner objects); records carry their own."""
     qv = {}  # integer corner -> (fmpq, fmpq)
-    mids = {}  # (id, id) of an edge's two corner objects (alive in the leaves) -> its witness
+    invs = {}  # S -> fmpq(1, S)
+    mids = {}  # (id(w), id(v)) for an edge v -> w met once (corners alive in the leaves) -> its witness
     Wrows, dW = ints[-1][0], ints[-1][1]
     nW = len(Wrows)
-    spans, kk = [], 0
-    for w in widths:
-        spans.append((kk, kk + w))
-        kk += w
     bounded_box = box is not None
     cells = []
     for leaf in leaves:
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
         V, E = leaf.V, leaf.E
-        fin, recs, wl, first, dirs = [], [], [], [], []
+        fin, fq, recs, wl, dirs = [], [], [], [], []
+        pw = None  # pseudo-corner witnesses {facet index: point}
         E0 = E[0]
         prev = E[-1]
         sx = sy = 0
         den = 1
         nfin = 0
-        i = 0
-        for v, e in zip(V, E):
-            if e is not None and (i == 0 or (e is not prev and e is not E0)):
-                recs.append(e)  # a new facet, its first edge is V[i] -> V[i + 1]
-                wl.append(None)
-                first.append(i)
+        first = True
+        Vn = V[1:]
+        Vn.append(V[0])
+        for v, e, w in zip(V, E, Vn):
+            if e is not None and (first or (e is not prev and e is not E0)):
+                # a new facet; its witness: the midpoint of its first edge v -> w (a
+                # pseudo-corner found below replaces it). Shared with the neighbour across
+                # the edge, which meets the same corner objects in the other order.
+                recs.append(e)
+                q = mids.pop((id(v), id(w)), None)
+                if q is None:
+                    # from the corners' rationals (cached; fmpq arithmetic instead of
+                    # converting the products' big integers)
+                    if v[2]:
+                        a = qv.get(v)
+                        if a is None:
+                            a = qv[v] = (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
+                        if w[2]:
+                            b = qv.get(w)
+                            if b is None:
+                                b = qv[w] = (fmpq(w[0], w[2]), fmpq(w[1], w[2]))
+                            q = ((a[0] + b[0]) * QH, (a[1] + b[1]) * QH)
+                        else:
+                            q = (a[0] + w[0], a[1] + w[1])
+                    else:
+                        b = qv.get(w)
+                        if b is None:
+                            b = qv[w] = (fmpq(w[0], w[2]), fmpq(w[1], w[2]))
+                        q = (b[0] + v[0], b[1] + v[1])
+                    mids[(id(w), id(v))] = q
+                wl.append(q)
+            first = False
             T = v[2]
             if T:
                 nfin += 1
@@ -589,35 +657,26 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                     sy += v[1] * f
                 if prev is not e:
                     fin.append(v)
-                elif e is not None:
-                    j = 0 if e is E0 else len(recs) - 1
-                    if wl[j] is None:  # a pseudo-corner: relative interior of its facet
+                    if want_v:
                         q = qv.get(v)
                         if q is None:
                             q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
-                        wl[j] = q
+                        fq.append(q)
+                elif e is not None:
+                    # a pseudo-corner: relative interior of its facet (the first one wins)
+                    j = 0 if e is E0 else len(recs) - 1
+                    if pw is None:
+                        pw = {}
+                    if j not in pw:
+                        q = qv.get(v)
+                        if q is None:
+                            q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
+                        pw[j] = q
             else:
                 dirs.append(v)
             prev = e
-            i += 1
-        k = i
-        for j, q in enumerate(wl):
-            if q is None:
-                i = first[j]
-                v, w = V[i], V[i + 1 if i + 1 < k else 0]
-                # the witness is symmetric in the edge's ends: shared with the neighbour
-                # across the edge (same corner objects, in the other order)
-                key = (id(v), id(w)) if id(v) < id(w) else (id(w), id(v))
-                q = mids.get(key)
-                if q is None:
-                    if v[2] and w[2]:
-                        t = 2 * v[2] * w[2]
-                        q = (fmpq(v[0] * w[2] + w[0] * v[2], t), fmpq(v[1] * w[2] + w[1] * v[2], t))
-                    elif v[2]:
-                        q = (fmpq(v[0] + w[0] * v[2], v[2]), fmpq(v[1] + w[1] * v[2], v[2]))
-                    else:
-                        q = (fmpq(w[0] + v[0] * w[2], w[2]), fmpq(w[1] + v[1] * w[2], w[2]))
-                    mids[key] = q
+        if pw:
+            for j, q in pw.items():
                 wl[j] = q
         if nfin:
             den *= nfin
@@ -629,14 +688,8 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
             point, pint = (Q0, Q0), (0, 0, 1)
         cons = tuple([Constraint(r[7], r[8], r[5], None, w, r[6]) for r, w in zip(recs, wl)])
         if want_v and fin:
-            cq = []
-            for v in fin:
-                q = qv.get(v)
-                if q is None:
-                    q = qv[v] = (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
-                cq.append(q)
             b = _angle_key_first(fin, *pint) if len(fin) > 1 else 0
-            corners = tuple(cq[b:] + cq[:b]) if b else tuple(cq)
+            corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
         else:
             corners = ()
         # output layer: the integer rows G (scale d_L D) accumulated by compute_cells_2d, or
@@ -656,24 +709,27 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                         g0 += w * r[0]
                         g1 += w * r[1]
                         g2 += w * r[2]
-                out.append((g0, g1, g2))
+                out += (g0, g1, g2)
+        inv = invs.get(S)  # fmpq(1, S): inv * g == fmpq(g, S) at half the cost
+        if inv is None:
+            inv = invs[S] = fmpq(1, S)
         if nW == 1:
-            g0, g1, g2 = out[0]
-            G = fmpq_mat(1, 2, [fmpq(g0, S), fmpq(g1, S)])
-            offs = (fmpq(g2, S),)
+            G = fmpq_mat(1, 2)  # (set entries: cheaper than the list constructor)
+            G[0, 0] = inv * out[0]
+            G[0, 1] = inv * out[1]
+            offs = (inv * out[2],)
         else:
             gq, ol = [], []
-            for g0, g1, g2 in out:
-                gq.append(fmpq(g0, S))
-                gq.append(fmpq(g1, S))
-                ol.append(fmpq(g2, S))
+            for o in range(0, 3 * nW, 3):
+                gq.append(inv * out[o])
+                gq.append(inv * out[o + 1])
+                ol.append(inv * out[o + 2])
             G = fmpq_mat(nW, 2, gq)
             offs = tuple(ol)
-        bits = leaf.bits
         bounded = bounded_box or not dirs
         cells.append(
             Cell(
-                tuple([tuple(bits[a:b]) for a, b in spans]),
+                leaf.bits,
                 point,
                 cons,
                 G,
@@ -681,9 +737,9 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                 corners if (bounded and want_v) else None,
                 bounded,
                 corners,
-                tuple(leaf.zero),
+                leaf.zero,
                 leaf.forced,  # a dict of its own (built for this leaf by compute_cells_2d)
-                tuple(leaf.sides),
+                leaf.sides,
             )
         )
     return cells
@@ -694,14 +750,20 @@ _INV2 = [fmpq(1, 1 << k) for k in range(31)]  # u * _INV2[k] == fmpq(u, 2^k), at
 
 def _simplify_int(sx, sy, den, recs):
     """:func:`_simplify`, also returning the point as integers ``(x, y, d)``, ``d > 0`` (the
-    constraint that rejected the last candidate is tried first: the same first accepted ``k``)."""
+    constraint that rejected the last candidate is tried first: the same first accepted ``k``).
+
+    The rounded coordinates ``floor(x 2^k + 1/2)`` for every ``k <= 30`` come from one
+    division: with ``F = floor(x 2^31)``, ``floor(x 2^(k+1)) = F >> (30 - k)`` and
+    ``floor(x 2^k + 1/2) = (floor(x 2^(k+1)) + 1) >> 1`` (floors of floors by powers of two)."""
     if recs:
-        d2, x2, y2 = 2 * den, 2 * sx, 2 * sy
+        Fx = (sx << 31) // den
+        Fy = (sy << 31) // den
         r = recs[0]
         ba, bb, bc = r[0], r[1], r[2]
         for kk in range(31):
-            u = ((x2 << kk) + den) // d2
-            v = ((y2 << kk) + den) // d2
+            sh = 30 - kk
+            u = ((Fx >> sh) + 1) >> 1
+            v = ((Fy >> sh) + 1) >> 1
             if ba * u + bb * v + (bc << kk) <= 0:
                 continue
             for r in recs:
@@ -711,6 +773,22 @@ def _simplify_int(sx, sy, den, recs):
             else:
                 q = _INV2[kk]
                 return (q * u, q * v), (u, v, 1 << kk)
+        return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
+    u = (2 * sx + den) // (2 * den)
+    v = (2 * sy + den) // (2 * den)
+    return (fmpq(u), fmpq(v)), (u, v, 1)
+
+
+def _simplify_int_ref(sx, sy, den, recs):
+    """:func:`_simplify_int` by the definition (one rounding division per ``k``): the
+    reference the tests compare it with."""
+    if recs:
+        for kk in range(31):
+            s = 1 << kk
+            u = (2 * sx * s + den) // (2 * den)
+            v = (2 * sy * s + den) // (2 * den)
+            if all(r[0] * u + r[1] * v + r[2] * s > 0 for r in recs):
+                return (fmpq(u, s), fmpq(v, s)), (u, v, s)
         return (fmpq(sx, den), fmpq(sy, den)), (sx, sy, den)
     u = (2 * sx + den) // (2 * den)
     v = (2 * sy + den) // (2 * den)

@@ -13,6 +13,8 @@ import time
 
 import pytest
 from flint import fmpq, fmpz_mat
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from exactnet import lp, regions, regions2d
 from exactnet.errors import LimitError
@@ -121,11 +123,26 @@ def test_float_lp3_same_proposals_as_generic(seed):
         assert lp._float_lp3(c, A, b, x0) == lp._float_lp_generic(c, A, b, x0)
 
 
-@pytest.mark.parametrize("arch, box", [((2, 6, 6, 1), None), ((2, 5, 5, 2), (-1, 1)), ((2, 4, 4, 4, 3), None)])
-def test_cells_2d_match_leaf_by_leaf_finishing(arch, box):
-    """:func:`regions2d.cells_2d` (caches, integer angle order, batched output map) against
-    :func:`regions2d.finish_cell` + :func:`regions2d.gradient_of` + rational angle order."""
-    net = random_network(arch, seed=3)
+_NETS_2D = [
+    ((2, 6, 6, 1), None, {}),
+    ((2, 5, 5, 2), (-1, 1), {}),
+    ((2, 4, 4, 4, 3), None, {}),
+    # degenerate: small integer weights (parallel and coincident lines, lines through
+    # corners, dead and constant neurons)
+    ((2, 6, 6, 1), None, {"max_num": 1, "max_den": 1}),
+    ((2, 5, 5, 3), (-1, 1), {"max_num": 1, "max_den": 1}),
+    ((2, 4, 4, 4, 2), None, {"max_num": 2, "max_den": 1}),
+    ((2, 3), None, {}),  # no hidden layer
+]
+
+
+@pytest.mark.parametrize("arch, box, kw", _NETS_2D)
+def test_cells_2d_match_leaf_by_leaf_finishing(arch, box, kw):
+    """:func:`regions2d.cells_2d` (one pass over the corners, caches, integer angle order,
+    output map accumulated along the subdivision) against :func:`regions2d.finish_cell` +
+    :func:`regions2d.gradient_of` (the product ``[d W | d b] [M; 0 0 D]`` per leaf) +
+    rational angle order."""
+    net = random_network(arch, seed=3, **kw)
     rc = compute_regions(net, box=box)
     qbox = None if box is None else (fmpq(box[0]), fmpq(box[1]))
     leaves, ints = regions2d.compute_cells_2d(net, qbox, None, None, None, time.monotonic())
@@ -163,3 +180,94 @@ def test_gc_state_restored():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@given(
+    st.integers(-(10**30), 10**30),
+    st.integers(-(10**30), 10**30),
+    st.integers(1, 10**25),
+    st.lists(st.tuples(st.integers(-60, 60), st.integers(-60, 60), st.integers(-(10**8), 10**8)), max_size=5),
+)
+@settings(max_examples=400, deadline=None)
+def test_simplify_int_matches_definition(sx, sy, den, recs):
+    """The dyadic interior point from one division (shifts per ``k``) is the one of the
+    definition: the first ``k`` whose rounding of ``(sx, sy) / den`` is strictly inside."""
+    assert regions2d._simplify_int(sx, sy, den, recs) == regions2d._simplify_int_ref(sx, sy, den, recs)
+
+
+@given(st.integers(1, 10**6), st.data())
+@settings(max_examples=200, deadline=None)
+def test_simplify_int_matches_definition_near_interior(den, data):
+    """The same law where it matters: a point strictly inside a polygon around it, so that
+    some ``k`` is accepted (often after several rejected ones)."""
+    sx = data.draw(st.integers(-(10**9), 10**9))
+    sy = data.draw(st.integers(-(10**9), 10**9))
+    recs = []
+    for _ in range(data.draw(st.integers(1, 5))):
+        a = data.draw(st.integers(-40, 40))
+        b = data.draw(st.integers(-40, 40))
+        slack = data.draw(st.integers(1, 10**4))  # h(point) = slack / den > 0
+        recs.append((a * den, b * den, slack - a * sx - b * sy))
+    # h(x, y) = a den x + b den y + c with (x, y) = (sx, sy) / den: h = slack / den
+    got = regions2d._simplify_int(sx, sy, den, recs)
+    assert got == regions2d._simplify_int_ref(sx, sy, den, recs)
+    u, v, s = got[1]
+    assert all(r[0] * u + r[1] * v + r[2] * s > 0 for r in recs)
+
+
+def _collect(monkeypatch, name):
+    calls = []
+    orig = getattr(regions2d, name)
+
+    def spy(*args):
+        calls.append(args)
+        return orig(*args)
+
+    monkeypatch.setattr(regions2d, name, spy)
+    return calls, orig
+
+
+@pytest.mark.parametrize("arch, box, kw", _NETS_2D[:6])
+def test_angle_first_corner_by_runs_matches_scan(monkeypatch, arch, box, kw):
+    """The first corner found at the start of the ``[0, pi)`` run is the one the full
+    comparison scan finds, on every leaf (bounded and unbounded cells)."""
+    calls, orig = _collect(monkeypatch, "_angle_key_first")
+    compute_regions(random_network(arch, seed=5, **kw), box=box)
+    assert calls
+    for args in calls:
+        assert orig(*args) == regions2d._angle_key_first_scan(*args)
+
+
+@pytest.mark.parametrize("arch, box, kw", _NETS_2D[:6])
+@pytest.mark.parametrize("numpy_path", [True, False])
+def test_next_batch_matches_node_by_node(monkeypatch, arch, box, kw, numpy_path):
+    """:func:`regions2d._next_batch` (one NumPy product for all sub-nodes of a cell, or its
+    Python-integer fallback) against :func:`regions2d._layer_G` + :func:`regions2d._signs_on`
+    node by node: the same rows and scale up to their gcd, and the same signs."""
+    calls, orig = _collect(monkeypatch, "_next_batch")
+    net = random_network(arch, seed=7, **kw)
+    compute_regions(net, box=box)
+    assert calls
+    for Wd, Gr, D, nodes in calls:
+        if not numpy_path:
+            Wd = (Wd[0], Wd[1], None, Wd[3])
+        got = orig(Wd, Gr, D, nodes)
+        assert len(got) == len(nodes)
+        for (V, bits), (G, S, mins, maxs) in zip(nodes, got):
+            M = [Gr[i] if b else [0, 0, 0] for i, b in enumerate(bits)]
+            G0, S0, _, _ = regions2d._layer_G(Wd, M, D)
+            assert [fmpq(x, S) for r in G for x in r] == [fmpq(x, S0) for r in G0 for x in r]
+            assert (G, S) == regions2d._reduced(G0, S0)
+            mins0, maxs0 = regions2d._signs_on(G0, None, V)
+            assert [(a > 0) - (a < 0) for a in mins] == [(a > 0) - (a < 0) for a in mins0]
+            assert [(a > 0) - (a < 0) for a in maxs] == [(a > 0) - (a < 0) for a in maxs0]
+
+
+def test_makers_equal_the_dataclass_constructors():
+    c = regions._mk_constraint((fmpq(1), fmpq(-2)), fmpq(3), (1, 0), None, (fmpq(0), fmpq(1, 2)), None)
+    assert c == regions.Constraint((fmpq(1), fmpq(-2)), fmpq(3), (1, 0), None, (fmpq(0), fmpq(1, 2)), None)
+    assert type(c) is regions.Constraint and repr(c).startswith("Constraint(normal=")
+    rc = compute_regions(random_network((2, 3, 1), seed=1))
+    for cell in rc.cells:
+        names = [f for f in regions.Cell.__dataclass_fields__]
+        assert cell == regions.Cell(*[getattr(cell, f) for f in names])
