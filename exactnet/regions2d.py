@@ -227,7 +227,7 @@ def _next_batch(Wd, Gr, D, nodes):
             out.append((G, Sg) + _signs_on(G, None, V))
         return out
     n = arr.shape[1] - 1
-    B = np.array([b for _, b in nodes], dtype=np.int64).reshape(nc, n)
+    B = np.fromiter(_chain.from_iterable(b for _, b in nodes), dtype=np.int64, count=nc * n).reshape(nc, n)
     Gall = (arr[None, :, :n] * B[:, None, :]) @ np.array(Gr, dtype=np.int64).reshape(n, 3)
     Gall[:, :, 2] += arr[:, n] * D
     # per node: g = gcd(S, entries); an all-zero G gives g = S (divide by 1, scale 1)
@@ -238,13 +238,18 @@ def _next_batch(Wd, Gr, D, nodes):
     Gl = Gall.tolist()
     gbound = Wd[3] * big
     ks = [len(V) for V, _ in nodes]
-    Vs = list(_chain.from_iterable(V for V, _ in nodes))
-    bv = max(map(abs, _chain(*Vs)))
+    nv = sum(ks)
+    try:  # the corners as int64 (an entry beyond int64 raises: the Python path then)
+        Va = np.fromiter(_chain.from_iterable(_chain.from_iterable(V for V, _ in nodes)), dtype=np.int64, count=3 * nv)
+        bv = max(int(Va.max()), -int(Va.min()))
+    except OverflowError:
+        bv = _I64
     if 3 * gbound * bv >= _I64 and nc and Gall.size:
         gbound = int(np.abs(Gall).max())
     if 3 * gbound * bv < _I64:
-        idx = np.repeat(np.arange(nc), ks)
-        HH = (Gall[idx] @ np.array(Vs, dtype=np.int64)[:, :, None])[:, :, 0]
+        Va = Va.reshape(nv, 3)
+        Gi = Gall[np.repeat(np.arange(nc), ks)]
+        HH = Gi[:, :, 0] * Va[:, 0:1] + Gi[:, :, 1] * Va[:, 1:2] + Gi[:, :, 2] * Va[:, 2:3]
         offs = np.cumsum([0] + ks[:-1])
         mins = np.minimum.reduceat(HH, offs, axis=0).tolist()
         maxs = np.maximum.reduceat(HH, offs, axis=0).tolist()

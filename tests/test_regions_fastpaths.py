@@ -271,3 +271,25 @@ def test_makers_equal_the_dataclass_constructors():
     for cell in rc.cells:
         names = [f for f in regions.Cell.__dataclass_fields__]
         assert cell == regions.Cell(*[getattr(cell, f) for f in names])
+
+
+def test_next_batch_big_corners_take_the_python_path():
+    """Corners beyond int64 (or products beyond the bound) are tested in Python integers:
+    the same answer as node by node."""
+    net = random_network((2, 3, 4, 1), seed=2)
+    ints = regions2d._int_layers(net)
+    Wd = ints[1]
+    Gr = [[3, -1, 2], [0, 5, -7], [1, 1, 1]]
+    big = 2**70 + 3
+    nodes = [
+        ([(big, 1, 1), (-big, 2, 1), (0, -big, 1)], [1, 0, 1]),
+        ([(1, 0, 0), (0, 1, 0), (-1, -1, 1)], [1, 1, 1]),
+        ([(2**40, 2**41, 3), (-(2**40), 5, 1), (7, -(2**41), 1)], [0, 1, 1]),
+    ]
+    got = regions2d._next_batch(Wd, Gr, 1, nodes)
+    for (V, bits), (G, S, mins, maxs) in zip(nodes, got):
+        M = [Gr[i] if b else [0, 0, 0] for i, b in enumerate(bits)]
+        G0, S0, _, _ = regions2d._layer_G(Wd, M, 1)
+        assert (G, S) == regions2d._reduced(G0, S0)
+        m0, x0 = regions2d._signs_on(G, None, V)
+        assert (mins, maxs) == (m0, x0)
