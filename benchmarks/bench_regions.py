@@ -57,6 +57,54 @@ is not amortised, while the Fraction baseline needs only about 600 microseconds 
 there (small numbers). Part of the gain on the 2-D rows (about half on 2-32-32-1) is that
 :func:`exactnet.regions.compute_regions` pauses Python's cyclic garbage collector, which the
 baselines (plain Python code) do not.
+
+Second round (issue 3), 2026-12-03: *before*: commit caeffe3, *after*: commit bf297d4 (2-D engine
+only; same cells, vertices, interior points, witnesses, JSON and certificates: 631 seeded
+networks of 11 architectures, with and without a box, random and small-integer weights, and
+the CLI's ``-o`` / ``--certificate`` files, compared byte for byte). The machine was far more
+loaded than above (load average 7 to 8 on 2 cores: other jobs plus the full-size rows below in
+the background), which inflates every CPU time; before and after were run alternately under
+the same load, best of 3 runs / 0.5 s of CPU as above::
+
+    network          cells  verts | exact cpu s     | fraction cpu s | float cpu s     | q/x cpu       | x/f cpu
+                                  | before   after  | before  after  | before  after   | before  after | before after
+    2-8-8-1            110     95 | 0.0085  0.0059  | 0.071   0.071  | 0.0038  0.0039  |   8.4   12.0  |  2.21  1.52
+    2-32-32-1         2146   2074 | 0.217   0.152   | 7.98    8.00   | 0.105   0.102   |  36.8   52.5  |  2.07  1.49
+    2-20-20-20-1      2078   2016 | 0.225   0.187   | 7.25    7.58   | 0.109   0.167   |  32.2   40.7  |  2.07  1.12
+
+Commit 8acb7b8 (cheaper conversions in the NumPy batch), 2-8-8-1 again, two alternating
+before/after pairs at a somewhat lower load: exact 0.0067 / 0.0075 s -> 0.0047 / 0.0049 s CPU,
+q/x cpu 10.0 / 8.9 -> 14.8 / 13.7. So 2-8-8-1 is still below 20x: the exact engine is about
+1.4x faster than before, the baseline unchanged. Where its ~5 ms go now (ablations, same
+load): subdivision ~2.0 ms (polygon splits 0.3 ms, the two NumPy batches of next-layer tests
+0.2 ms, forced-neuron records 0.2 ms, leaf records 0.15 ms), finishing ~2.3 ms for 110 cells
+(21 us per cell: ``Constraint`` objects 3.0 us, dyadic interior point 2.9 us, corner
+rationals 2.8 us, facet witnesses 3.5 us, angle order 1.5 us, output ``fmpq_mat`` 1.4 us,
+``Cell`` 0.6 us), ``RegionComplex`` 0.06 ms; what remains is mostly the construction of the
+exact output objects (python-flint constructors cost 0.2 to 0.8 us each) and per-corner
+Python bookkeeping. n0 > 2 (code unchanged by this round): ``--quick`` 3-16-16-16-1* 154
+cells, exact 0.285 s CPU, float 0.71 s, Fraction 6.8 s, q/x cpu 23.8, x/f 0.40 (the 4-D* and
+6-D* ``--quick`` rows were not re-run: their Fraction baselines need minutes of CPU each on
+this loaded machine; the figures above stand).
+
+Full-size rows, 2026-12-03, commit 8acb7b8 (``--no-fraction``: the Fraction baseline would need
+hours there), CPU seconds, peak RSS of the whole process (``/usr/bin/time -v``; not measured
+for the 3-D row)::
+
+    network          cells  verts | exact cpu s | float cpu s (cells) | x/f cpu | exact cells/cpu s | peak RSS
+    3-16-16-16-1      9831  11170 |   22.8      |   39.3   (8867)     |  0.58   |   431             |    -
+    4-16-16-1         5108   8276 |   24.4      |   46.1   (5108)     |  0.53   |   209             | 152 MB
+    6-12-12-1        67873      - |  534 (*)    |   not run           |    -    |   127             | 2.05 GB (*)
+
+(*) 6-12-12-1, exact engine only, run alone under ``/usr/bin/time -v`` (not through this
+script): through :func:`exactnet.regions.compute_regions` (cyclic GC paused) 534 s CPU (27 min
+wall at that load), peak 2.05 GB RSS; the same computation with the GC left running
+(``regions._compute_regions`` called directly, run at the same time) 618 s CPU, peak 2.05 GB.
+So on this row the pause costs no memory (the peak is the live result: 67,873 cells with
+their constraints and certificates) and saves about 13% of the CPU time (the two runs shared
+the loaded machine, so take the CPU difference as approximate). The earlier record's "~650 s,
+~1.1 GB" for this row was not reproduced: the peak RSS measured now is 2.05 GB either way.
+The float baseline was not run on this row (about as long as the exact engine).
 """
 
 from __future__ import annotations
