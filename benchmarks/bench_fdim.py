@@ -96,6 +96,8 @@ def main(argv=None) -> int:
                          "proofs/check.py (default 5; the checker's pure-Python determinant is slow above)")
     ap.add_argument("--max-seconds-per-config", type=float, default=600.0,
                     help="stop a configuration early (fewer networks, reported) after this long")
+    ap.add_argument("--lp-budget", type=float, default=10.0,
+                    help="CPU seconds per phase of exact LP facts (functional_dimension's sign_budget, default 10)")
     ap.add_argument("--detail", action="store_true", help="also print one line per network")
     args = ap.parse_args(argv)
     depths = [int(t) for t in args.depths.split(",")]
@@ -120,7 +122,7 @@ def main(argv=None) -> int:
                 D, N = net.num_parameters, net.num_hidden
                 t0 = time.perf_counter()
                 r = functional_dimension(net, use_regions=w in rwidths, timeout=args.regions_timeout,
-                                         max_cells=100000, seed=seed)
+                                         max_cells=100000, seed=seed, sign_budget=args.lp_budget)
                 dt = time.perf_counter() - t0
                 if r.locally_identifiable and w in cwidths:
                     t1 = time.perf_counter()

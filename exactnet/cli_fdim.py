@@ -28,6 +28,7 @@ def run_fdim(args: argparse.Namespace) -> int:
         use_regions=not args.no_regions,
         max_cells=args.max_cells,
         timeout=args.timeout,
+        sign_budget=args.lp_budget,
     )
     out = res.to_json()
     cert_path = getattr(args, "certificate", None)
@@ -73,6 +74,17 @@ def run_fdim(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_seconds(text: str) -> float:
+    """argparse type: a finite number of seconds > 0 (argparse turns the error into a one-line message)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"the budget must be a positive number of seconds, got {text!r}")
+    return v
+
+
 def register(subparsers) -> None:
     """Add the ``fdim`` subcommand."""
     p = subparsers.add_parser("fdim", help="exact functional dimension (Jacobian rank) and the bound D - N")
@@ -83,6 +95,9 @@ def register(subparsers) -> None:
     p.add_argument("--max-cells", type=int, default=20000,
                    help="region budget; above it a documented random scheme gives a lower bound (default 20000)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds for the region enumeration (default 60)")
+    p.add_argument("--lp-budget", type=_positive_seconds, default=10.0, metavar="SECONDS",
+                   help="CPU seconds for each phase of exact LP facts (dead, stably active, never both "
+                        "active, relations) that can close the gap to the upper bound (default 10)")
     p.add_argument("--no-regions", action="store_true",
                    help="skip the region complex; use random generic points (lower bound unless it reaches D - N)")
     p.set_defaults(func=run_fdim)

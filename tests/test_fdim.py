@@ -229,6 +229,36 @@ def test_cli_fdim_json(tmp_path):
     assert any(d["name"] == "(2,2)" for d in j["deficient_neurons"])
 
 
+@pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf", "ten"])
+def test_cli_fdim_rejects_a_bad_lp_budget(tmp_path, budget):
+    from exactnet.netio import save_network
+
+    p = tmp_path / "d.json"
+    save_network(example("D"), str(p))
+    out = subprocess.run([sys.executable, "-m", "exactnet", "fdim", str(p), "--lp-budget", budget],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "--lp-budget" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_fdim_lp_budget_reaches_the_prover(tmp_path, monkeypatch):
+    from exactnet import cli, fdim
+    from exactnet.netio import save_network
+
+    seen = []
+    real = fdim.functional_dimension
+
+    def spy(net, **kw):
+        seen.append(kw.get("sign_budget"))
+        return real(net, **kw)
+
+    monkeypatch.setattr(fdim, "functional_dimension", spy)
+    p = tmp_path / "d.json"
+    save_network(example("D"), str(p))
+    assert cli.main(["fdim", str(p), "--json", "--lp-budget", "2.5"]) == 0
+    assert seen == [2.5]
+
+
 def test_line_points_visit_every_interval_of_the_line():
     from exactnet.fdim import line_points
 
