@@ -662,11 +662,10 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                     sy += v[1] * f
                 if prev is not e:
                     fin.append(v)
-                    if want_v:
-                        q = qv.get(v)
-                        if q is None:
-                            q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
-                        fq.append(q)
+                    q = qv.get(v)  # corners always: the breakpoint complex needs them in 2-D
+                    if q is None:
+                        q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
+                    fq.append(q)
                 elif e is not None:
                     # a pseudo-corner: relative interior of its facet (the first one wins)
                     j = 0 if e is E0 else len(recs) - 1
@@ -692,7 +691,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
         else:
             point, pint = (Q0, Q0), (0, 0, 1)
         cons = tuple([Constraint(r[7], r[8], r[5], None, w, r[6]) for r, w in zip(recs, wl)])
-        if want_v and fin:
+        if fin:
             b = _angle_key_first(fin, *pint) if len(fin) > 1 else 0
             corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
         else:

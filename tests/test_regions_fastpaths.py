@@ -293,3 +293,21 @@ def test_next_batch_big_corners_take_the_python_path():
         assert (G, S) == regions2d._reduced(G0, S0)
         m0, x0 = regions2d._signs_on(G, None, V)
         assert (mins, maxs) == (m0, x0)
+
+
+@pytest.mark.parametrize("arch, seed", [((2, 4, 3, 1), 1), ((2, 5, 5, 2), 3), ((2, 3, 3, 3, 1), 7)])
+def test_2d_without_vertices_has_the_same_complex(arch, seed):
+    # vertices=False only hides the vertex lists: the breakpoint complex (built from the corners in
+    # 2-D) and the summary are those of the default run. It raised "gradient difference across a
+    # face is not a multiple of its normal" when the corners were skipped too.
+    from exactnet.breakpoints import breakpoint_complex
+    from exactnet.randnet import random_network
+
+    net = random_network(arch, seed=seed, max_num=3, max_den=2)
+    plain, full = regions.compute_regions(net, vertices=False), regions.compute_regions(net)
+    assert all(c.vertices is None for c in plain.cells)
+    s_plain, s_full = plain.summary(), full.summary()
+    assert s_plain["vertices"] is None and s_full["vertices"] is not None
+    assert {k: v for k, v in s_plain.items() if k != "vertices"} == {k: v for k, v in s_full.items() if k != "vertices"}
+    key = lambda bc: sorted((f.cells, f.neuron, tuple(f.normal), f.offset, tuple(f.jump)) for f in bc.faces)
+    assert key(breakpoint_complex(plain)) == key(breakpoint_complex(full))
