@@ -21,23 +21,34 @@ Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Ja
 "float wrong": the float estimate differs from the proved exact value; "float > lb": it is
 above our proved lower bound (never seen: it would show that our sample missed a region).
 
-Last run (2026-12-03, ``--count 20``, widths 5 and widths 10,15 in two processes at once with
-``--max-seconds-per-config 1500``, on 2 cores shared with other jobs, load average 4-6, so the
-times are inflated about 2-3 times; the cap cut only the last row, column "nets"). 104 of 173
-networks exact (the previous run, 2026-12-02, before the relation, column and
-active-where-needed facts: 52 of 78, with more rows cut by the cap)::
+Last run (2026-12-03, second run that day, commits 420ca96 / 401da33: crossing walk, LP budgets in
+CPU seconds, deeper second branch-and-bound pass; ``--count 20``, each width its own process,
+2 cores shared with other jobs at load 5-8, so the wall-clock "s/net" are inflated 2-3 times).
+Width 5 with ``--regions-timeout 300``; width 10 depths 4, 5 and width 15 with the default LP
+budget (10 CPU s per phase); width 10 depth 6 with ``--lp-budget 40``; per-row caps
+(``--max-seconds-per-config`` 1200 / 1800 / 900) cut the width-15 depths 5 and 6 (column
+"nets"). 138 of 162 networks exact (the first run that day: 104 of 173; width 10 depth 6 at
+the default budget of 10: about 5 of 20)::
 
     | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
     |---|---|---|---|---|---|---|---|---|---|---|---|---|
-    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (1.66) | 0.65 (1.65) |
-    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 16 / 0 | 4 | 303.0 | 303.2 | 296.7 | 12/16 | 0/4 | - | 6.22 (21.93) |
-    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 18 / 0 | 2 | 678.7 | 678.8 | 669.1 | 16/18 | 0/2 | - | 13.42 (39.38) |
-    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 15 / 0 | 5 | 94.2 | 94.7 | 77.0 | 14/15 | 0/5 | 1/1 (5.34) | 4.44 (17.03) |
-    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 12 / 0 | 8 | 400.0 | 400.9 | 378.7 | 11/12 | 0/8 | - | 12.90 (37.44) |
-    | 15,15,15,15,15,1 (5) | 976 | 916 | 20 | 6 / 0 | 14 | 900.4 | 905.0 | 873.9 | 6/6 | 0/14 | - | 58.27 (112.88) |
-    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 11 / 0 | 9 | 106.4 | 109.7 | 82.5 | 11/11 | 0/9 | - | 13.25 (45.21) |
-    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 4 / 0 | 16 | 492.6 | 498.6 | 452.4 | 4/4 | 0/16 | - | 38.35 (85.23) |
-    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 13 | 2 / 0 | 11 | 1098.6 | 1123.2 | 1047.6 | 2/2 | 0/11 | - | 126.12 (207.44) |
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (2.52) | 1.13 (2.91) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 19 / 0 | 1 | 303.1 | 303.1 | 296.7 | 15/19 | 0/1 | - | 8.63 (27.00) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 19 / 0 | 1 | 678.8 | 678.8 | 669.1 | 17/19 | 0/1 | - | 21.76 (55.36) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 19 / 1 | 0 | 94.5 | 94.7 | 77.0 | 19/20 | 0/0 | 1/1 (7.07) | 5.15 (46.44) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 17 / 0 | 3 | 400.6 | 400.8 | 378.7 | 16/17 | 0/3 | - | 27.25 (70.46) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 17 | 11 / 0 | 6 | 900.9 | 901.9 | 870.1 | 11/11 | 0/6 | - | 52.65 (145.54) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 16 / 4 | 0 | 108.0 | 109.0 | 82.5 | 20/20 | 0/0 | - | 31.54 (183.63) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 11 / 0 | 9 | 495.0 | 495.9 | 452.4 | 11/11 | 0/9 | - | 63.91 (182.15) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 5 | 1 / 0 | 4 | 1103.8 | 1118.8 | 1048.4 | 1/1 | 0/4 | - | 193.05 (282.53) |
+
+Every width-5 network is exact (the complex closes the last 5, 1,000-6,000 cells each). The
+float estimate is wrong on 129 of the 138 networks whose value is proved, and never above a
+proved lower bound.
+
+First run that day (commit 791dbae, before the walk and the CPU-time budgets; widths 10 and 15
+with ``--max-seconds-per-config 1500``): exact 20, 16, 18 (depth 4), 15, 12, 6 (depth 5),
+11, 4, 2 of 13 (depth 6) for widths 5, 10, 15.
 
 Usage: ``python benchmarks/bench_fdim.py [--count 20] [--depths 4,5,6] [--widths 5,10,15]``.
 """
