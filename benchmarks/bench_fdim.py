@@ -27,8 +27,9 @@ CPU seconds, deeper second branch-and-bound pass; ``--count 20``, each width its
 Width 5 with ``--regions-timeout 300``; width 10 depths 4, 5 and width 15 with the default LP
 budget (10 CPU s per phase); width 10 depth 6 with ``--lp-budget 40``; per-row caps
 (``--max-seconds-per-config`` 1200 / 1800 / 900) cut the width-15 depths 5 and 6 (column
-"nets"). 138 of 162 networks exact (the first run that day: 104 of 173; width 10 depth 6 at
-the default budget of 10: about 5 of 20)::
+"nets"). 138 of 162 networks exact (the first run that day: 104 of 173). Width 10 depth 6 was
+not re-run at the default budget; one of its networks (seed 1) is 469..482 at 10 s and
+exactly 470 at 40 s::
 
     | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
     |---|---|---|---|---|---|---|---|---|---|---|---|---|
