@@ -1031,33 +1031,27 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
     """Neurons proved dead (``z <= 0`` on ``R^n0``) / stably active (``z >= 0``) among the candidates.
 
     Candidates are processed layer by layer, so that facts proved for earlier layers fix
-    those neurons in later proofs; those left undecided at ``max_nodes`` branch-and-bound nodes
-    get a second pass at ``16 max_nodes`` while the budget lasts. Returns the two sets and the exact points found where a
-    candidate has the other sign (useful sample points). Undecided candidates are skipped.
+    those neurons in later proofs (:func:`_prove_each`: the undecided get a second, deeper pass).
+    Returns the two sets and the exact points found where a candidate has the other sign
+    (useful sample points). Undecided candidates are skipped.
     """
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), frozenset(), []
-    t0 = time.process_time()
     dead, active = set(sign_facts(net)[0]), set(sign_facts(net)[1])
-    proved_dead, proved_active, witnesses = set(), set(), []
     todo = sorted({(k, -1) for k in candidates_dead} | {(k, 1) for k in candidates_active})
-    for nodes in (max_nodes, 16 * max_nodes):  # a second pass with deeper trees for the undecided
-        undecided = []
-        for (k, s) in todo:
-            if time.process_time() - t0 > budget:
-                break
-            if k in dead or k in active or k[0] == 1:
-                continue
-            ok, x = _neuron_never_positive(net, k, -s if s == 1 else 1, dead, active, max_nodes=nodes)
-            if ok:
-                (proved_active if s == 1 else proved_dead).add(k)
-                (active if s == 1 else dead).add(k)
-            elif x is not None:
-                witnesses.append(x)
-            else:
-                undecided.append((k, s))
-        todo = undecided
-    return frozenset(proved_dead), frozenset(proved_active), witnesses
+
+    def proofs(cand, nodes):
+        k, s = cand
+        if k in dead or k in active or k[0] == 1:
+            yield False, None  # known already, or a first-layer neuron: nothing to prove here
+            return
+        ok, x = _neuron_never_positive(net, k, -s if s == 1 else 1, dead, active, max_nodes=nodes)
+        yield ok, x
+        (active if s == 1 else dead).add(k)  # reached only when proved: later proofs use the fact
+
+    proved, witnesses = _prove_each(todo, proofs, budget, max_nodes)
+    return (frozenset(k for k, s in proved if s == -1), frozenset(k for k, s in proved if s == 1),
+            witnesses)
 
 
 def scaled_to_unit(v: Sequence[fmpq]) -> list[fmpq]:
