@@ -970,8 +970,8 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list
     with at most ``nodes`` nodes each, computed lazily (the first failure stops the candidate;
     ``ok`` None means undecided). Candidates left undecided at ``max_nodes`` get a second pass
     at ``16 max_nodes``. No candidate is started after ``budget`` seconds of this process's CPU
-    time (``time.process_time``: other jobs on a shared machine do not shrink the budget, so
-    the same network gets the same facts under load).
+    time (``time.process_time``: other jobs on a shared machine do not shrink the budget the way
+    they shrink a wall-clock one, so the same network nearly always gets the same facts).
     """
     t0 = time.process_time()
     proved, witnesses = [], []
@@ -1267,7 +1267,8 @@ def functional_dimension(
        is still below ``U``, up to ``walk_rounds`` rounds of :func:`crossing_points` from (at most
        ``walk_points`` of) the sample, then of the points the previous round added, stopping
        after two rounds without growth. Each LP-fact phase gets ``sign_budget`` seconds of CPU
-       time of this process (not wall-clock time, so load from other jobs changes nothing).
+       time of this process (not wall-clock time: load from other jobs barely changes the facts
+       found; CPU time per operation still varies a little between machines and loads).
     3. Only when the rank stays below ``U`` and ``use_regions``: the exact complex
        (:mod:`exactnet.regions`, within ``max_cells``/``timeout``); when it is complete (and every
        sampled pattern is one of its regions) the rank over its points is exact over Q.
