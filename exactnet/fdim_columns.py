@@ -68,6 +68,25 @@ def sensitivities(net: Network, pattern: dict, l: int) -> list[list[fmpq]] | Non
     return None
 
 
+def _sensitivity_layers(net: Network, pattern: dict, lowest: int) -> dict[int, list[list[fmpq]]]:
+    """``sensitivities(net, pattern, l)`` for every ``l`` from ``L-1`` down to ``lowest`` in one backward
+    pass (``pattern`` gives every neuron of those layers a state)."""
+    L, A = net.depth, net.architecture
+    W = net.weights(L)
+    zero = fmpq(0)
+    c = [[W[o][k] for o in range(A[L])] for k in range(A[L - 1])]
+    out = {}
+    for layer in range(L - 1, lowest - 1, -1):
+        c = [row if pattern[(layer, k)] else [zero] * A[L] for k, row in enumerate(c)]
+        out[layer] = c
+        if layer == lowest:
+            break
+        Wl = net.weights(layer)
+        c = [[sum((Wl[m][i] * c[m][o] for m in range(A[layer]) if Wl[m][i] and c[m][o]), zero)
+              for o in range(A[L])] for i in range(A[layer - 1])]
+    return out
+
+
 def _pattern_of(z, net: Network) -> dict:
     return {(l, i): z[l - 1][i] > 0 for l in range(1, net.depth) for i in range(net.architecture[l])}
 
@@ -80,6 +99,7 @@ def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip
     L, A = net.depth, net.architecture
     out = []
     pats = [_pattern_of(z, net) for z in zs]
+    sens = [_sensitivity_layers(net, pat, 2) for pat in pats] if L > 2 else []
     for l in range(2, L):
         for j in range(A[l - 1]):
             if (l - 1, j) in skip:
@@ -88,9 +108,9 @@ def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip
             if len(cols) < 2:
                 continue
             rows = []
-            for z, pat in zip(zs, pats):
+            for z, sz in zip(zs, sens):
                 if z[l - 2][j] > 0:
-                    c = sensitivities(net, pat, l)
+                    c = sz[l]
                     for o in range(A[L]):
                         rows.append([c[i][o] for i in cols])
             if not rows:

@@ -7,8 +7,8 @@ import pytest
 from flint import fmpq
 
 from exactnet.fdim import functional_dimension, sign_facts, stacked_jacobian
-from exactnet.fdim_columns import (column_candidates, column_vectors, prove_column_relations,
-                                   sensitivities)
+from exactnet.fdim_columns import (_sensitivity_layers, column_candidates, column_vectors,
+                                   prove_column_relations, sensitivities)
 from exactnet.network import Network
 from exactnet.randnet import random_network
 from exactnet.regions import compute_regions
@@ -41,6 +41,20 @@ def test_sensitivities_are_the_derivatives_in_the_biases(arch, seed):
                 b[i] += eps
                 f1 = net.replace_layer(l, W, b).evaluate(x)
                 assert [(u - v) / eps for u, v in zip(f1, f0)] == c[i]
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 2), 3), ((3, 2, 3, 2, 1), 4), ((3, 3, 3, 3, 3, 2), 5)])
+def test_one_backward_pass_gives_every_layer(arch, seed):
+    """column_candidates' one-pass table equals sensitivities() layer by layer (which the test above checks
+    against finite differences)."""
+    net = random_network(arch, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(8):
+        x = [fmpq(rng.randint(-30, 30), rng.randint(1, 7)) for _ in range(net.input_dim)]
+        table = _sensitivity_layers(net, _pattern(net, x), 2)
+        assert sorted(table) == list(range(2, net.depth))
+        for l in range(2, net.depth):
+            assert table[l] == sensitivities(net, _pattern(net, x), l)
 
 
 @pytest.mark.parametrize("arch,seed", CASES)
