@@ -46,6 +46,13 @@ def wellformed(cond, code, lineno, msg):
     if not cond:
         raise Malformed(code, lineno, msg)
 
+def trap(fail, fn, *args):
+    """``fn(*args)``; a CheckError goes to fail('reject' or 'malformed', code, lineno, msg) (for exactnet)."""
+    try:
+        return fn(*args)
+    except CheckError as e:
+        fail("reject" if isinstance(e, Reject) else "malformed", e.code, e.lineno, e.msg)
+
 def q(token, lineno=0):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
     wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno, f"not canonical: {token!r}")
@@ -56,7 +63,6 @@ def q(token, lineno=0):
     return v
 
 def qs(tokens, lineno=0):
-    """A list of strict canonical rationals."""
     return [q(t, lineno) for t in tokens]
 
 def ints(tokens, lineno=0):
@@ -93,7 +99,6 @@ def eliminate(M):
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 def eye(n):
-    """The n x n identity matrix (rows of Fractions)."""
     return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
 
 def rank(M):
@@ -118,16 +123,14 @@ class Net:
         self.num_hidden = sum(self.arch[1:-1])
     @classmethod
     def of(cls, W, b):
-        """The Net of weight matrices ``W`` and bias vectors ``b`` (the widths read off)."""
         return cls([len(W[0][0])] + [len(v) for v in b], W, b)
 
 def forward(net, x):
     """Exact evaluation: (list of pre-activation vectors per layer incl. output, output)."""
     h, pre = list(x), []
     for l, (W, b) in enumerate(zip(net.W, net.b)):
-        z = [dot(row, h) + c for row, c in zip(W, b)]
-        pre.append(z)
-        h = z if l == net.depth - 1 else [v if v > 0 else Z for v in z]
+        pre.append([dot(row, h) + c for row, c in zip(W, b)])
+        h = pre[-1] if l == net.depth - 1 else [v if v > 0 else Z for v in pre[-1]]
     return pre, h
 
 def _pattern_layers(net, pattern):
@@ -143,10 +146,9 @@ def local_affine(net, pattern):
     cur = [(row, Z) for row in eye(n0)]
     for l, (W, b) in enumerate(zip(net.W, net.b)):
         cols, consts = list(zip(*(g for g, _ in cur))), [c for _, c in cur]
-        z = [([dot(row, col) for col in cols], c + dot(row, consts)) for row, c in zip(W, b)]
-        layers.append(z)
+        layers.append([([dot(row, col) for col in cols], c + dot(row, consts)) for row, c in zip(W, b)])
         if l < net.depth - 1:
-            cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(z)]
+            cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(layers[-1])]
     return layers
 
 def in_region(net, pattern, points):
@@ -173,15 +175,13 @@ def _net_block(lines, i, name):
     arch = ints(t[1:], i + 2)
     wellformed(min(arch) >= 1, "E_SHAPE", i + 2, "every width must be positive")
     k, W, b = i + 2, [], []
-    for l in range(1, len(arch)):
-        rows = []  # the arch[l] rows of W_l, then b_l
-        for key, count in [("w", arch[l - 1])] * arch[l] + [("b", arch[l])]:
+    for a, m in zip(arch, arch[1:]):  # the m rows of W_l, then b_l
+        W.append([])
+        for key, count in [("w", a)] * m + [("b", m)]:
             t = at(k)
             wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1, f"want {key}, {count} numbers")
-            rows.append(qs(t[1:], k + 1))
+            (W[-1].append if key == "w" else b.append)(qs(t[1:], k + 1))
             k += 1
-        W.append(rows[:-1])
-        b.append(rows[-1])
     wellformed(at(k) == [name, "end"], "E_SYNTAX", k + 1, f"expected '{name} end'")
     t = at(k + 1)
     wellformed(t[0] == f"{name}-digest" and len(t) == 2 and _HEX.match(t[1]), "E_SYNTAX", k + 2,
@@ -211,59 +211,49 @@ def parse(text):
     wellformed(len(lines) >= 4, "E_TRUNCATED", len(lines), "certificate too short")
     t = lines[1].split(" ")
     wellformed(t[0] == "kind" and len(t) == 2, "E_SYNTAX", 2, "second line must be 'kind <KIND>'")
-    kind = t[1]
-    wellformed(kind in KINDS, "E_KIND", 2, f"unknown kind {kind!r}")
+    wellformed(t[1] in KINDS, "E_KIND", 2, f"unknown kind {t[1]!r}")
     net, k = _net_block(lines, 2, "network")
-    other, k = _net_block(lines, k + 1, "other") if kind in TWO_NETWORKS else (None, k)
+    other, k = _net_block(lines, k + 1, "other") if t[1] in TWO_NETWORKS else (None, k)
     conc = lines[-2].split(" ")
     wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
                "expected 'conclusion <KIND>' before the footer")
-    wellformed(conc[1] == kind, "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} is not the kind")
+    wellformed(conc[1] == t[1], "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} is not the kind")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
         wellformed(toks[0] not in FRAME, "E_SYNTAX", n, f"frame keyword {toks[0]!r} inside the body")
-    return Cert((major, minor), kind, net, other, body)
-
-def _json_number(v, where):
-    """JSON int, or string integer / p/q / decimal (ASCII digits); floats and others refused."""
-    if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
-        return Fraction(v)
-    m = isinstance(v, str) and re.fullmatch(r"-?[0-9]{1,4000}(/[0-9]{1,4000}|\.[0-9]{1,4000})?", v.strip())
-    if not m or re.fullmatch("/0+", m.group(1) or ""):
-        raise UsageError("E_NETWORK_FILE", 0, f"{where}: not an exact number: {v!r}")
-    return Fraction(m.group())
+    return Cert((major, minor), t[1], net, other, body)
 
 def load_network_json(text):
-    """Parse an ``exactnet-network/1`` file (numbers strictly, floats refused) into a Net."""
+    """Parse an ``exactnet-network/1`` file into a Net: JSON integers, or strings holding an integer,
+    p/q or a decimal (ASCII digits); floats and anything else refused."""
     def need(cond, msg):
         if not cond:
             raise UsageError("E_NETWORK_FILE", 0, msg)
+    def num(v, l):
+        if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
+            return Fraction(v)
+        m = isinstance(v, str) and re.fullmatch(r"-?\d{1,4000}(/\d{1,4000}|\.\d{1,4000})?", v.strip(), re.A)
+        need(m and not re.fullmatch("/0+", m.group(1) or ""), f"layer {l}: not an exact number: {v!r}")
+        return Fraction(m.group())
     try:
         obj = json.loads(text)
     except ValueError as e:
         raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
     need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1", "format not exactnet-network/1")
-    layers = obj.get("layers")
+    layers, W, b, arch = obj.get("layers"), [], [], None
     need(isinstance(layers, list) and layers, "'layers' must be a non-empty list")
-    W, b, arch = [], [], None
     for l, layer in enumerate(layers, 1):
         need(isinstance(layer, dict) and isinstance(layer.get("weights"), list)
              and isinstance(layer.get("biases"), list), f"layer {l}: needs lists 'weights' and 'biases'")
-        rows = [[_json_number(v, f"layer {l}") for v in r] if isinstance(r, list) else None
-                for r in layer["weights"]]
+        rows = [[num(v, l) for v in r] if isinstance(r, list) else None for r in layer["weights"]]
         need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0],
              f"layer {l}: weights must be a non-empty matrix")
         arch = arch or [len(rows[0])]
         need(len(rows[0]) == arch[-1] and len(layer["biases"]) == len(rows), f"layer {l}: shapes differ")
         arch.append(len(rows))
         W.append(rows)
-        b.append([_json_number(v, f"layer {l}") for v in layer["biases"]])
+        b.append([num(v, l) for v in layer["biases"]])
     return Net(arch, W, b)
-
-def _kind_module(kind):
-    name = "proofs.kind_" + kind.lower().replace("-", "_")
-    require(importlib.util.find_spec(name), "E_UNSUPPORTED", 2, f"this checker has no rule for kind {kind}")
-    return importlib.import_module(name)
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
@@ -275,7 +265,9 @@ def check_text(text, network_json_text=None):
             given, net = load_network_json(network_json_text), cert.network
             require((given.arch, given.W, given.b) == (net.arch, net.W, net.b), "E_NETWORK_MISMATCH", 3,
                     "the embedded network is not the given network file")
-        _kind_module(cert.kind).check(cert)
+        name = "proofs.kind_" + cert.kind.lower().replace("-", "_")
+        require(importlib.util.find_spec(name), "E_UNSUPPORTED", 2, f"no rule for kind {cert.kind}")
+        importlib.import_module(name).check(cert)
     except CheckError as e:
         return e.exit_code, "s NOT VERIFIED", [f"c line {e.lineno} {e.code}: {e.msg}"]
     return 0, f"s VERIFIED {cert.kind}", []

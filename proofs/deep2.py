@@ -1,10 +1,10 @@
-"""IDENTIFIABLE rule deep-2, two hidden layers (proofs/spec-1.0-identifiable-deep-2.md,
-proofs/lemmas/deep_identifiability.md)."""
+"""IDENTIFIABLE rule deep-2 for two hidden layers (proofs/spec-1.0-identifiable-deep-2.md): bend points,
+obstructions, anchor cell, steps and jumps, no flip sets (proofs/lemmas/deep_identifiability.md)."""
 
 from itertools import combinations
 
-from proofs.check import (Z, dot, eliminate, forward, ints, local_affine, no_flip_set, qs, rank, require,
-                          wellformed)
+from proofs.check import Z, dot, eliminate, forward, ints, local_affine, no_flip_set, qs, rank, require
+from proofs.check import wellformed
 
 MAX_NODES = 50000
 
@@ -15,15 +15,12 @@ def _points(net, ln, toks, k):
     """k points of n0 coordinates from one line's tokens."""
     n0 = net.arch[0]
     wellformed(len(toks) == k * n0, "E_SYNTAX", ln, f"expected {k * n0} numbers, got {len(toks)}")
-    v = qs(toks, ln)
-    return [v[i * n0:(i + 1) * n0] for i in range(k)]
+    return [qs(toks[i * n0:(i + 1) * n0], ln) for i in range(k)]
 
-def _forms(net, pat):
-    """The pattern-P affine forms (g, c) of the hidden pre-activations, flat (layer 1, then layer 2)."""
-    return [f for layer in local_affine(net, pat)[:-1] for f in layer]
-
-def _hidden(net, pat, x):
-    return [dot(g, x) + c for g, c in _forms(net, pat)]
+def _forms(net, pat, x=None):
+    """The pattern-P affine forms (g, c) of the hidden pre-activations, flat; their values at x if given."""
+    forms = [f for layer in local_affine(net, pat)[:-1] for f in layer]
+    return forms if x is None else [dot(g, x) + c for g, c in forms]
 
 def _pattern(net, x):
     return [int(v > 0) for z in forward(net, x)[0][:-1] for v in z]
@@ -44,13 +41,13 @@ def _bend(net, ln, t):
     z, y = [p - a * d for p, d in zip(x, u)], [p + b * d for p, d in zip(x, u)]
     nu = sum(net.arch[1:lay]) + idx  # the neuron's flat index
     pat = _pattern(net, [(p + r) / 2 for p, r in zip(z, x)])
-    for k, (vz, vx) in enumerate(zip(_hidden(net, pat, z), _hidden(net, pat, x))):
+    for k, (vz, vx) in enumerate(zip(_forms(net, pat, z), _forms(net, pat, x))):
         require(vz == vx == 0 if k == nu else vz * vx > 0 or (vz == 0) != (vx == 0), "E_BEND", ln,
                 f"hidden neuron {k} breaks the condition on (z, x)")
     _kink(net, pat, nu, "E_BEND", ln)
     pat = _pattern(net, y)
     require(all(vy != 0 and (vx == 0 or _sgn(vx) == _sgn(vy))
-                for vx, vy in zip(_hidden(net, pat, x), _hidden(net, pat, y))), "E_BEND", ln,
+                for vx, vy in zip(_forms(net, pat, x), _forms(net, pat, y))), "E_BEND", ln,
             "a hidden neuron vanishes on (x, y]")
     return x
 
@@ -108,7 +105,7 @@ def deep_2(cert, body):
     net, ln0 = cert.network, body[0][0]
     require(net.depth == 3 and net.arch[0] >= 2, "E_DEPTH", ln0, "deep-2 needs two hidden layers and n0 >= 2")
     (n0, n1, n2, m), (W1, W2, W3) = net.arch, net.W
-    t = [list(W1[j]) + [net.b[0][j]] for j in range(n1)]
+    t = [list(w) + [c] for w, c in zip(W1, net.b[0])]
     require(all(map(any, W1)) and all(rank([t[i], t[j]]) == 2 for i, j in combinations(range(n1), 2)),
             "E_SAME_HYPERPLANE", ln0, "first layer: a zero row or two rows on one hyperplane")
     order, groups, last = ("bend", "obstruct", "anchor", "step"), {"bend": [], "obstruct": [], "step": []}, 0
@@ -121,22 +118,19 @@ def deep_2(cert, body):
     wellformed(len(groups.get("anchor", [])) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
     # Lemmas A-D: every theta' has theta's first-layer hyperplanes.
     P = []
-    for ln, tk in groups["bend"]:
-        x = _bend(net, ln, tk)
+    for x in (_bend(net, ln, tk) for ln, tk in groups["bend"]):
         P += [x] if x not in P else []
     require(P, "E_COVER", ln0, "no bend points")
     patches = []  # (points, number of local hyperplanes) of each obstruct line
     for ln, tk in groups["obstruct"]:
         pts, hyps = _points(net, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
-            pre = [v for z in forward(net, y)[0][:-1] for v in z]
-            zeros = [k for k, v in enumerate(pre) if v == 0]
+            pat = _pattern(net, y)
+            zeros = [k for k, v in enumerate(_forms(net, pat, y)) if v == 0]
             require(len(zeros) == 1, "E_OBSTRUCT", ln, "an obstruction point needs one vanishing neuron")
-            pat = [int(v > 0) for v in pre]
             _kink(net, pat, zeros[0], "E_OBSTRUCT", ln)
             g, c = _forms(net, pat)[zeros[0]]
-            h = list(g) + [c]
-            hyps.add(tuple(v / next(a for a in h if a) for v in h))
+            hyps.add(tuple(v / next(a for a in [*g, c] if a) for v in [*g, c]))
         patches.append((pts, len(hyps)))
     for span in _covers(net, P, ln0):
         if not all(any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in t) for sp in span):  # not theta's
@@ -179,7 +173,6 @@ def deep_2(cert, body):
         K |= {(k, j) for j in J}
     require(len(K) == n1 * n2, "E_INCOMPLETE", ln0, "some second-layer weight is not pinned by the steps")
     # Lemma G: no flip sets in either layer.
-    uT = [[W3[o][k] * W2[k][j] for o in range(m) for j in range(n1)] for k in range(n2)]
-    uS = [[W2[k][j] * W1[j][i] for k in range(n2) for i in range(n0)] for j in range(n1)]
-    for u in (uT, uS):
+    for u in ([[W3[o][k] * W2[k][j] for o in range(m) for j in range(n1)] for k in range(n2)],
+              [[W2[k][j] * W1[j][i] for k in range(n2) for i in range(n0)] for j in range(n1)]):
         no_flip_set(u, ln0, "flip-set search limited to", "a layer has a flip set")

@@ -1,8 +1,8 @@
-"""Kind EQUIVALENT: a REGIONS body for h = f - g, zero on every cell, or an orbit body
-(proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md)."""
+"""Kind EQUIVALENT (proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md): a REGIONS body for the
+difference network h = f - g with h zero on every cell, or an orbit body (perm and scale lines)."""
 
 from proofs import kind_regions
-from proofs.check import CheckError, Net, Reject, Z, eye, ints, local_affine, qs, require, wellformed
+from proofs.check import Net, Z, eye, ints, local_affine, qs, require, trap, wellformed
 
 def _pad(Ws, bs, H):
     """Pad to H hidden layers with the same function (lemma, (P0)-(P2)); an affine map x -> Wx + b
@@ -18,14 +18,10 @@ def difference(Wf, bf, Wg, bg):
     """Layers (weights, biases) of the difference network h = f - g (at least one hidden layer)."""
     H = max(len(Wf), len(Wg)) - 1
     (F, fb), (G, gb) = _pad(Wf, bf, H), _pad(Wg, bg, H)
-    Ws, bs = [list(F[0]) + list(G[0])], [list(fb[0]) + list(gb[0])]
-    for l in range(1, H):
-        na, nb = len(F[l][0]), len(G[l][0])
-        Ws.append([list(r) + [Z] * nb for r in F[l]] + [[Z] * na + list(r) for r in G[l]])
-        bs.append(list(fb[l]) + list(gb[l]))
+    Ws = [list(F[0]) + list(G[0])] + [[list(r) + [Z] * len(G[l][0]) for r in F[l]]
+                                      + [[Z] * len(F[l][0]) + list(r) for r in G[l]] for l in range(1, H)]
     Ws.append([list(ra) + [-v for v in rb] for ra, rb in zip(F[H], G[H])])
-    bs.append([a - b for a, b in zip(fb[H], gb[H])])
-    return Ws, bs
+    return Ws, [list(fb[l]) + list(gb[l]) for l in range(H)] + [[a - b for a, b in zip(fb[H], gb[H])]]
 
 def _orbit(f, g, body):
     """Lemma O of proofs/lemmas/equivalent.md: g is f moved by one permutation and positive scaling
@@ -66,10 +62,7 @@ def verify_pair(f, g, body):
 
 def verify(Wf, bf, Wg, bg, body, fail):
     """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
-    try:
-        return verify_pair(Net.of(Wf, bf), Net.of(Wg, bg), body)
-    except CheckError as e:
-        fail("reject" if isinstance(e, Reject) else "malformed", e.code, e.lineno, e.msg)
+    return trap(fail, verify_pair, Net.of(Wf, bf), Net.of(Wg, bg), body)
 
 def check(cert):
     verify_pair(cert.network, cert.other, cert.body)

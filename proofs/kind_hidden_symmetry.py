@@ -1,12 +1,10 @@
 """Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md; lemmas: symmetry_rules.md,
 shallow.md, orbit.md and equivalent.md in proofs/lemmas/)."""
 
-from proofs import check as fw
 from proofs import kind_equivalent
+from proofs.check import Malformed, Z, require, wellformed
 from proofs.orbit import outside_orbit
 from proofs.rules import replay
-
-Z = fw.Z
 
 def shallow_invariants(net):
     """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1 of proofs/lemmas/shallow.md)."""
@@ -36,26 +34,26 @@ def orbit_key(net):
 
 def check(cert):
     net, other, body = cert.network, cert.other, cert.body
-    fw.require(net.arch == other.arch, "E_SHAPE", 0, "theta' has a different architecture")
-    fw.wellformed(len(body) >= 2 and body[0][1][0] == "mechanism" and len(body[0][1]) == 2, "E_SYNTAX",
-                  body[0][0] if body else 0, "body starts with 'mechanism NAME'")
+    require(net.arch == other.arch, "E_SHAPE", 0, "theta' has a different architecture")
+    wellformed(len(body) >= 2 and body[0][1][0] == "mechanism" and len(body[0][1]) == 2, "E_SYNTAX",
+               body[0][0] if body else 0, "body starts with 'mechanism NAME'")
     eq, ln = body[1:], body[1][0]
     if eq[0][1] == ["equivalence", "complex"]:  # an EQUIVALENT body (proofs/lemmas/equivalent.md)
-        fw.require(len(eq) > 1 and eq[1][1] == ["domain", "all"], "E_DOMAIN", ln, "needs 'domain all'")
+        require(len(eq) > 1 and eq[1][1] == ["domain", "all"], "E_DOMAIN", ln, "needs 'domain all'")
         kind_equivalent.verify_pair(net, other, eq[1:])
     elif not all(t[0] == "equivalence" and len(t) >= 2 for _, t in eq):
-        raise fw.Malformed("E_SYNTAX", ln, "expected 'equivalence METHOD ...' lines")
+        raise Malformed("E_SYNTAX", ln, "expected 'equivalence METHOD ...' lines")
     elif eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
-        fw.require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
-        fw.require(shallow_invariants(net) == shallow_invariants(other), "E_NOT_EQUIVALENT", ln,
-                   "the invariants of the two functions differ")
+        require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
+        require(shallow_invariants(net) == shallow_invariants(other), "E_NOT_EQUIVALENT", ln,
+                "the invariants of the two functions differ")
     elif all(t[1] == "rule" for _, t in eq):
         Ws, bs = net.W, net.b
         for n, t in eq:
             Ws, bs = replay(Ws, bs, t[2:], n)
-        fw.require(Ws == other.W and bs == other.b, "E_NOT_DERIVED", ln, "the rules do not give theta'")
+        require(Ws == other.W and bs == other.b, "E_NOT_DERIVED", ln, "the rules do not give theta'")
     else:
-        raise fw.Malformed("E_METHOD", ln, "unknown equivalence method")
+        raise Malformed("E_METHOD", ln, "unknown equivalence method")
     out = outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms, proofs/orbit.py
-    fw.require(out is True or (out is None and orbit_key(net) != orbit_key(other)), "E_ORBIT", ln,
-               "the orbit invariant does not separate theta' from theta")
+    require(out is True or (out is None and orbit_key(net) != orbit_key(other)), "E_ORBIT", ln,
+            "the orbit invariant does not separate theta' from theta")

@@ -27,9 +27,8 @@ def check(cert):
     rest = body[2 + K:]
     wellformed(kws[2 + K:] in ([], ["rows", "cols", "det"]), "E_SYNTAX", rest[0][0] if rest else 0,
                "after the points only 'rows', 'cols', 'det' may follow")
-    for l in range(net.depth - 1):
-        for i, (w, b) in enumerate(zip(net.W[l], net.b[l])):
-            require(any(w) or b, "E_ZERO_ROW", 0, f"hidden neuron {l + 1}.{i + 1} has a zero incoming row")
+    require(all(any(w) or b for W, bs in zip(net.W[:-1], net.b) for w, b in zip(W, bs)), "E_ZERO_ROW", 0,
+            "a hidden neuron has a zero incoming row")
     J = []
     for ln, t in body[2:2 + K]:
         wellformed(len(t) == net.arch[0] + 1, "E_SHAPE", ln, f"a point has {net.arch[0]} coordinates")

@@ -20,9 +20,8 @@ def _parse(body, n, N, index):
     """-> (box or None, patterns, points, forced, facets, cell lines) of a well-formed body."""
     def bad(ok, ln, msg, code="E_SYNTAX"):
         fw.wellformed(ok, code, ln, msg)
-    it = iter(body)
+    it, box = iter(body), None
     ln, toks = next(it, (0, []))
-    box = None
     if toks != ["domain", "all"]:
         bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box A B'")
         box = _nums(ln, toks[2:])
@@ -38,8 +37,7 @@ def _parse(body, n, N, index):
         if kw == "cell":
             bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln,
                 "bad or repeated cell line")
-            pats[I] = tuple(int(t) for t in toks[2:])
-            cells.append((ln, I))
+            pats[I], cells = tuple(int(t) for t in toks[2:]), cells + [(ln, I)]
         elif kw == "point":
             bad(len(toks) == 2 + n and pts[I] is None, ln, "bad or repeated point line")
             pts[I] = (ln, _nums(ln, toks[2:]))
@@ -110,8 +108,7 @@ def verify_net(net, body):
     for fln, kw, I, ids, w in facets:
         fw.require(box is None or all(box[0] <= v <= box[1] for v in w), "E_FACET", fln, "outside the box")
         if kw == "facet":
-            l, i, J = ids
-            k = index.get((l, i))
+            k, J = index.get(tuple(ids[:2])), ids[2]
             fw.require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
             g0, c0 = sgn[I][k]
         else:
@@ -129,10 +126,7 @@ def verify_net(net, body):
 
 def verify(Ws, bs, body, fail):
     """``verify_net`` for Fraction lists Ws[l-1] = W_l, bs[l-1] = b_l: K, or fail(kind, code, ln, msg)."""
-    try:
-        return len(verify_net(fw.Net.of(Ws, bs), body)[1])
-    except fw.CheckError as e:
-        fail("reject" if isinstance(e, fw.Reject) else "malformed", e.code, e.lineno, e.msg)
+    return fw.trap(fail, lambda: len(verify_net(fw.Net.of(Ws, bs), body)[1]))
 
 def check(cert):
     verify_net(cert.network, cert.body)

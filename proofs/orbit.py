@@ -2,22 +2,22 @@
 
 from itertools import groupby, permutations, product
 
-LIMIT = 5040
+LIMIT = 5040  # orderings of tied neurons tried
 
-def _canon(Ws, bs, l, budget):
+def canonical(Ws, bs, l=1, budget=None):
+    """Canonical form under permutation and positive scaling of the hidden neurons (lemmas/orbit.md);
+    None for a zero incoming row or over LIMIT orderings of tied rows."""
+    if budget is None:
+        Ws, bs, budget = [[list(r) for r in W] for W in Ws], [list(b) for b in bs], [LIMIT]
     if l >= len(Ws):
         return Ws, bs
-    rows = []  # (normalised row (w, b), scale, neuron index) of hidden layer l
-    for i, (w, c) in enumerate(zip(Ws[l - 1], bs[l - 1])):
-        full = list(w) + [c]
-        s = next((abs(v) for v in full if v != 0), None)
-        if s is None:
-            return None
-        rows.append(([v / s for v in full], s, i))
-    rows.sort(key=lambda r: r[0])
-    groups = [list(g) for _, g in groupby(rows, key=lambda r: r[0])]
-    best = None
-    for choice in product(*[permutations(g) for g in groups]):
+    full = [list(w) + [c] for w, c in zip(Ws[l - 1], bs[l - 1])]  # the incoming rows (w, b) of layer l
+    scales = [next((abs(v) for v in r if v != 0), None) for r in full]
+    if None in scales:
+        return None
+    rows = [([v / s for v in r], s, i) for i, (r, s) in enumerate(zip(full, scales))]  # normalised, scale
+    best, key = None, lambda r: r[0]
+    for choice in product(*[permutations(g) for _, g in groupby(sorted(rows, key=key), key=key)]):
         budget[0] -= 1
         if budget[0] < 0:
             return None
@@ -25,20 +25,13 @@ def _canon(Ws, bs, l, budget):
         nW, nb = list(Ws), list(bs)
         nW[l - 1], nb[l - 1] = [r[0][:-1] for r in order], [r[0][-1] for r in order]
         nW[l] = [[row[r[2]] * r[1] for r in order] for row in Ws[l]]
-        done = _canon(nW, nb, l + 1, budget)
+        done = canonical(nW, nb, l + 1, budget)
         if done is None:
             return None
         best = done if best is None else min(best, done)
     return best
 
-def canonical(Ws, bs):
-    return _canon([[list(r) for r in W] for W in Ws], [list(b) for b in bs], 1, [LIMIT])
-
 def outside_orbit(Ws, bs, Ws2, bs2):
-    """True when (Ws2, bs2) is proved outside the orbit of (Ws, bs); None when undecided."""
-    if [len(W) for W in Ws] != [len(W) for W in Ws2] or len(Ws[0][0]) != len(Ws2[0][0]):
-        return True
+    """True when (Ws2, bs2) (same architecture) is proved outside the orbit of (Ws, bs); None when undecided."""
     c1, c2 = canonical(Ws, bs), canonical(Ws2, bs2)
-    if c1 is None:
-        return None  # zero rows or too many ties in theta: the form is not a complete invariant
-    return c2 is None or c1 != c2
+    return None if c1 is None else c2 is None or c1 != c2  # None: zero rows or too many ties in theta

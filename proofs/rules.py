@@ -5,8 +5,7 @@ from fractions import Fraction
 
 from proofs.check import Reject
 
-class RuleError(Reject):
-    """A rule line that does not apply (E_RULE_SYNTAX, E_RULE_INDEX, E_RULE_CONDITION, E_RULE_UNKNOWN)."""
+RuleError = type("RuleError", (Reject,), {})  # a rule line that does not apply (E_RULE_*)
 
 def replay(Ws, bs, tokens, lineno=0):
     """Tokens ``NAME LAYER ARGS...`` of a rule line applied to the Fraction lists (Ws, bs) -> new (Ws, bs)."""
