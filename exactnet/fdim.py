@@ -109,6 +109,7 @@ from .modrank import (
     nullspace_basis,
     RankResult,
     certified_rank,
+    RowBasisModP,
     independent_columns_mod_p,
     rank_rows_mod_p,
     residue,
@@ -1304,7 +1305,7 @@ def functional_dimension(
     coact = [None] + [np.zeros((A_[l + 1], A_[l]), dtype=bool) for l in range(1, net.depth - 1)]
     track_same = m == 1 and net.depth >= 3
     differ = [np.zeros((A_[-3], A_[-2], A_[-2]), dtype=bool)] if track_same else [None]
-    st = {"r": 0, "basis": [], "rows": np.zeros((0, D), dtype=np.int64)}
+    st = {"r": 0, "basis": [], "rows": np.zeros((0, D), dtype=np.int64), "rb": RowBasisModP(D, p)}
 
     def absorb(batch) -> bool:
         """Add the strictly generic points of ``batch``; True when the rank grew."""
@@ -1332,11 +1333,10 @@ def functional_dimension(
         rows = mj.rows(X, masks)
         first = len(pts) * m
         pts.extend(batch[i] for i in keep)
-        cand = np.concatenate([st["rows"], rows], axis=0)
-        r_new, R = rank_rows_mod_p(cand, p)
-        gidx = st["basis"] + list(range(first, first + rows.shape[0]))
-        st["basis"] = [gidx[i] for i in R]
-        st["rows"] = cand[R]
+        R = st["rb"].add(rows)  # the rows independent of the kept ones (greedy, as rank_rows_mod_p)
+        st["basis"] = st["basis"] + [first + i for i in R]
+        st["rows"] = np.concatenate([st["rows"], rows[R]], axis=0)
+        r_new = len(st["basis"])
         grew = r_new > st["r"]
         st["r"] = r_new
         return grew
@@ -1490,8 +1490,9 @@ def functional_dimension(
             rr = certified_rank(stacked_jacobian(net, pts), D, upper_bound=upper)
             region_note = f"; exact complex: {ps.note}"
     if rr is None:
-        # the columns of the minor are needed only by a certificate (rank D - N)
-        cols = independent_columns_mod_p(basis_rows, p) if r and r == bound and bound_valid else []
+        # The rows are independent mod p (re-checked here from scratch: the r x r minor on them and on
+        # these columns is the proof of rank >= r); the columns also serve a certificate (rank D - N).
+        cols = independent_columns_mod_p(basis_rows, p) if r else []
         rr = RankResult(r, r == upper, tuple(basis), tuple(cols), p,
                         "minor=bound" if r == upper else "minor", upper)
     exact = rr.rank == upper or (ps is not None and ps.complete and rr.exact)

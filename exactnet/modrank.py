@@ -45,6 +45,7 @@ __all__ = [
     "SMALL_PRIMES",
     "residue",
     "rank_rows_mod_p",
+    "RowBasisModP",
     "independent_columns_mod_p",
     "RankResult",
     "integer_rows",
@@ -92,6 +93,51 @@ def rank_rows_mod_p(M, p: int) -> tuple[int, list[int]]:
     At = nmod_mat(M.T.tolist(), p)
     E, r = At.rref()
     return r, _first_nonzero_columns(E, r)
+
+
+class RowBasisModP:
+    """Rows independent modulo ``p``, chosen greedily as batches arrive (an incremental
+    :func:`rank_rows_mod_p`).
+
+    ``add(M)`` returns the indices of the rows of ``M`` that are independent of the rows kept so far
+    and of the earlier rows of ``M``: the same rows as the pivot columns of ``rref([B; M]^T)`` for the
+    kept rows ``B``, without eliminating ``B`` again. The kept rows are stored reduced, in blocks
+    ``(E_i, P_i)``: ``E_i`` has the identity on its pivot columns ``P_i`` and zeros on the pivot
+    columns of every other block. A new row ``n`` reduces to ``n - sum_i n[P_i] E_i``, which is zero
+    on every pivot column and differs from ``n`` by a combination of kept rows; so the reduced rows
+    are independent exactly when ``n`` is independent of ``B`` and of the earlier new rows.
+    """
+
+    def __init__(self, ncols: int, p: int) -> None:
+        self.ncols, self.p = ncols, p
+        self.blocks: list[tuple[nmod_mat, list[int]]] = []
+        self.rank = 0
+
+    def _reduced(self, M) -> nmod_mat:
+        N = nmod_mat(M.tolist(), self.p)
+        for E, piv in self.blocks:
+            N = N - nmod_mat(M[:, piv].tolist(), self.p) * E
+        return N
+
+    def add(self, M) -> list[int]:
+        """Indices of the rows of the ``numpy`` matrix ``M`` (entries in ``[0, p)``) that join the basis."""
+        if M.shape[0] == 0 or self.ncols == 0:
+            return []
+        E, s = self._reduced(M).transpose().rref()
+        if s == 0:
+            return []
+        R = _first_nonzero_columns(E, s)
+        S, s2 = self._reduced(M[R]).rref()
+        if s2 != s:  # pragma: no cover - the selected rows are independent by construction
+            raise ArithmeticError("selected rows are not independent modulo p")
+        Q = _first_nonzero_columns(S, s)
+        blocks = []
+        for Ei, piv in self.blocks:  # clear the new pivot columns from the old blocks
+            at_q = nmod_mat(Ei.nrows(), s, [int(Ei[a, q]) for a in range(Ei.nrows()) for q in Q], self.p)
+            blocks.append((Ei - at_q * S, piv))
+        self.blocks = blocks + [(S, Q)]
+        self.rank += s
+        return R
 
 
 def independent_columns_mod_p(M, p: int) -> list[int]:
