@@ -1076,18 +1076,19 @@ def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: fr
     """
     A = net.architecture
     zs = preactivations if preactivations is not None else [net.preactivations(x) for x in points]
-    out = []
+    out, one = [], fmpq(1)
     for l in range(2, net.depth):
+        hs = [[relu(v) for v in z[l - 2]] + [one] for z in zs]  # (h_(l-1)(x), 1), shared by layer l
         for i in range(A[l]):
             if (l, i) in skip:
                 continue
-            cols = [j for j in range(A[l - 1]) if ((l, i), (l - 1, j)) not in known_units]
-            rows = [[relu(z[l - 2][j]) for j in cols] + [fmpq(1)] for z in zs if z[l - 1][i] > 0]
+            cols = [j for j in range(A[l - 1]) if ((l, i), (l - 1, j)) not in known_units] + [A[l - 1]]
+            rows = [[h[j] for j in cols] for h, z in zip(hs, zs) if z[l - 1][i] > 0]
             if not rows:
                 continue
-            for x in nullspace_basis(rows, len(cols) + 1):
+            for x in nullspace_basis(rows, len(cols)):
                 c = [fmpq(0)] * (A[l - 1] + 1)
-                for t, j in enumerate(cols + [A[l - 1]]):
+                for t, j in enumerate(cols):
                     c[j] = x[t]
                 out.append(((l, i), scaled_to_unit(c)))
     return out
@@ -1405,8 +1406,7 @@ def functional_dimension(
         for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
             if st["r"] >= upper:
                 break
-            if len(zs) != len(pts):
-                zs = [net.preactivations(x) for x in pts]
+            zs += [net.preactivations(x) for x in pts[len(zs):]]  # pts only grows (absorb appends)
             cands = relation_candidates(net, pts, skip=frozenset(dd | irr_x), known_units=pco, preactivations=zs)
             base = _kernel_rank_lower(kvecs, D)
             useful = []  # only candidates that raise the kernel's rank (mod p: a proposal)
@@ -1424,8 +1424,7 @@ def functional_dimension(
         if st["r"] < upper and net.depth > 2:
             from .fdim_columns import column_candidates, column_vectors, prove_column_relations
 
-            if len(zs) != len(pts):
-                zs = [net.preactivations(x) for x in pts]
+            zs += [net.preactivations(x) for x in pts[len(zs):]]  # pts only grows (absorb appends)
             base = _kernel_rank_lower(kvecs, D)
             useful = []
             for cand in column_candidates(net, zs, skip=frozenset(dd | irr_x)):
