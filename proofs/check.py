@@ -240,7 +240,7 @@ def load_network_json(text):
     except ValueError as e:
         raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
     need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1", "format not exactnet-network/1")
-    layers, W, b, arch = obj.get("layers"), [], [], None
+    layers, W, b = obj.get("layers"), [], []
     need(isinstance(layers, list) and layers, "'layers' must be a non-empty list")
     for l, layer in enumerate(layers, 1):
         need(isinstance(layer, dict) and isinstance(layer.get("weights"), list)
@@ -248,12 +248,11 @@ def load_network_json(text):
         rows = [[num(v, l) for v in r] if isinstance(r, list) else None for r in layer["weights"]]
         need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0],
              f"layer {l}: weights must be a non-empty matrix")
-        arch = arch or [len(rows[0])]
-        need(len(rows[0]) == arch[-1] and len(layer["biases"]) == len(rows), f"layer {l}: shapes differ")
-        arch.append(len(rows))
+        need(len(rows[0]) == len(W[-1] if W else rows[0]) and len(layer["biases"]) == len(rows),
+             f"layer {l}: shapes differ")
         W.append(rows)
         b.append([num(v, l) for v in layer["biases"]])
-    return Net(arch, W, b)
+    return Net.of(W, b)
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""

@@ -35,8 +35,7 @@ def _parse(body, n, N, index):
         kw, I = toks[0], _ints(ln, toks[1:2])[0]
         bad(I < K, ln, "cell index out of range", "E_INDEX")
         if kw == "cell":
-            bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln,
-                "bad or repeated cell line")
+            bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln, "bad cell line")
             pats[I], cells = tuple(int(t) for t in toks[2:]), cells + [(ln, I)]
         elif kw == "point":
             bad(len(toks) == 2 + n and pts[I] is None, ln, "bad or repeated point line")
@@ -48,8 +47,7 @@ def _parse(body, n, N, index):
             for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
                 terms.append((kind, tuple(_ints(ln, [a, b])), _nums(ln, [lam])[0]))
-            bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "unknown or repeated forced neuron",
-                "E_INDEX")
+            bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "bad forced neuron", "E_INDEX")
             forced[(I, index[(l, i)])] = (ln, mu, terms)
         elif kw in ("facet", "facet-box"):
             m = 5 if kw == "facet" else 4
@@ -120,8 +118,7 @@ def verify_net(net, body):
             fw.require(v > 0 or (v == 0 and par), "E_FACET", fln, "witness not inside the facet")
         if kw == "facet":
             fw.require(pats[J][k] != pats[I][k], "E_FACET", fln, "neighbour on the same side of the facet")
-            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in sgn[J]), "E_FACET", fln,
-                       "witness not in the neighbour's region")
+            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in sgn[J]), "E_FACET", fln, "not in the neighbour")
     return cells, pats
 
 def verify(Ws, bs, body, fail):

@@ -32,6 +32,6 @@ def canonical(Ws, bs, l=1, budget=None):
     return best
 
 def outside_orbit(Ws, bs, Ws2, bs2):
-    """True when (Ws2, bs2) (same architecture) is proved outside the orbit of (Ws, bs); None when undecided."""
+    """True when (Ws2, bs2), of the same widths, is proved outside the orbit of (Ws, bs); None: undecided."""
     c1, c2 = canonical(Ws, bs), canonical(Ws2, bs2)
     return None if c1 is None else c2 is None or c1 != c2  # None: zero rows or too many ties in theta
