@@ -37,11 +37,12 @@ _EXACT_TYPES = {fmpq, fmpz, int}
 class ClearedNetwork:
     """A network with denominators cleared per layer, ready for fast batch evaluation."""
 
-    __slots__ = ("network", "_layers")
+    __slots__ = ("network", "_layers", "_hom")
 
     def __init__(self, net: Network) -> None:
         self.network = net
         self._layers: list[tuple[fmpz_mat, int, fmpz_mat, int]] = []
+        self._hom: list[tuple[fmpz_mat, int]] | None = None
         for layer in net.layers:
             dW = common_denominator(v for row in layer.weights for v in row)
             db = common_denominator(layer.biases)
@@ -88,6 +89,53 @@ class ClearedNetwork:
         den = fmpz(d)
         cols = H.transpose().tolist()
         return [[fmpq(v, den) for v in col] for col in cols]
+
+
+    def preactivations_batch(self, pts: Sequence[Sequence[fmpq]]) -> list[list[list[fmpq]]]:
+        """``Network.preactivations(x)`` for every ``x`` of ``pts`` (exact rationals, same values).
+
+        Homogeneous integer columns, one denominator per point (a common denominator of a large
+        batch of unrelated rationals would be huge): column ``(hz; e)`` stands for ``hz / e``, the
+        layer matrix is ``M_l = c_l [W_l | b_l]`` with ``c_l`` the least common denominator of the
+        layer, so ``z_l = (M_l (hz; e)) / (c_l e)``; ``relu`` keeps the sign of the numerator.
+        """
+        k = len(pts)
+        if k == 0:
+            return []
+        cols = []
+        for x in pts:
+            e = 1
+            for v in x:
+                e = lcm(e, int(v.q))
+            cols.append([int(v.p) * (e // int(v.q)) for v in x] + [e])
+        H = fmpz_mat(cols).transpose()
+        dens = [c[-1] for c in cols]
+        out: list[list[list[fmpq]]] = [[] for _ in range(k)]
+        L = len(self._layers)
+        zero = fmpz(0)
+        for idx, M in enumerate(self._homogeneous(), start=1):
+            Mz, c = M
+            rows = (Mz * H).tolist()
+            dens = [c * e for e in dens]
+            for j in range(k):
+                e = dens[j]
+                out[j].append([fmpq(r[j], e) for r in rows])
+            if idx < L:
+                H = fmpz_mat([[v if v > 0 else zero for v in r] for r in rows] + [dens])
+        return out
+
+    def _homogeneous(self) -> list[tuple[fmpz_mat, int]]:
+        """Per layer ``(c [W | b], c)`` as an integer matrix, ``c`` the least common denominator."""
+        hom = self._hom
+        if hom is None:
+            hom = []
+            for Wz, dW, bz, db in self._layers:
+                c = lcm(dW, db)
+                fw, fb = c // dW, c // db
+                rows = [[int(v) * fw for v in r] + [int(b[0]) * fb] for r, b in zip(Wz.tolist(), bz.tolist())]
+                hom.append((fmpz_mat(rows), c))
+            self._hom = hom
+        return hom
 
 
 def evaluate_batch_fast(net: Network | ClearedNetwork, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:

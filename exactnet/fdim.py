@@ -1075,7 +1075,7 @@ def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: fr
     :func:`prove_relations_where_active` decides.
     """
     A = net.architecture
-    zs = preactivations if preactivations is not None else [net.preactivations(x) for x in points]
+    zs = preactivations if preactivations is not None else net.preactivations_batch(points)
     out, one = [], fmpq(1)
     for l in range(2, net.depth):
         hs = [[relu(v) for v in z[l - 2]] + [one] for z in zs]  # (h_(l-1)(x), 1), shared by layer l
@@ -1385,7 +1385,7 @@ def functional_dimension(
                 absorb(_with_neighbours(net, wit3))
         pneed: frozenset = frozenset()
         irr_x = irrelevant_with_pairs(net, irr, pco)
-        zs = [net.preactivations(x) for x in pts]
+        zs = net.preactivations_batch(pts)
         cand_need = []
         for l in range(1, net.depth - 1):
             Wn = net.weights(l + 1)
@@ -1406,7 +1406,7 @@ def functional_dimension(
         for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
             if st["r"] >= upper:
                 break
-            zs += [net.preactivations(x) for x in pts[len(zs):]]  # pts only grows (absorb appends)
+            zs += net.preactivations_batch(pts[len(zs):])  # pts only grows (absorb appends)
             cands = relation_candidates(net, pts, skip=frozenset(dd | irr_x), known_units=pco, preactivations=zs)
             base = _kernel_rank_lower(kvecs, D)
             useful = []  # only candidates that raise the kernel's rank (mod p: a proposal)
@@ -1424,7 +1424,7 @@ def functional_dimension(
         if st["r"] < upper and net.depth > 2:
             from .fdim_columns import column_candidates, column_vectors, prove_column_relations
 
-            zs += [net.preactivations(x) for x in pts[len(zs):]]  # pts only grows (absorb appends)
+            zs += net.preactivations_batch(pts[len(zs):])  # pts only grows (absorb appends)
             base = _kernel_rank_lower(kvecs, D)
             useful = []
             for cand in column_candidates(net, zs, skip=frozenset(dd | irr_x)):

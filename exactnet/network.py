@@ -243,6 +243,18 @@ class Network:
             h = [relu(v) for v in z] if k < L else z
         return zs
 
+    def preactivations_batch(self, xs: Iterable[Sequence[object]]) -> list[list[list[fmpq]]]:
+        """:meth:`preactivations` at many points (integer matrix products, :mod:`exactnet.fasteval`;
+        the same exact values)."""
+        pts = [self._check_point(x) for x in xs]
+        if not pts:
+            return []
+        if self._cleared is None:
+            from .fasteval import ClearedNetwork
+
+            self._cleared = ClearedNetwork(self)
+        return self._cleared.preactivations_batch(pts)
+
     def evaluate(self, x: Sequence[object]) -> list[fmpq]:
         """Exact output ``f(x)`` (a list of length ``n_L``)."""
         return self.preactivations(x)[-1]

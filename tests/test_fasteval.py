@@ -33,6 +33,14 @@ def test_agrees_with_evaluate_batch_and_is_reusable(case):
     assert cn.evaluate_batch(xs[:1]) == net.evaluate_batch(xs[:1])
 
 
+@given(net_and_points())
+def test_preactivations_batch_agrees_with_preactivations(case):
+    """Every layer's pre-activations, points with unrelated denominators in one batch."""
+    net, xs = case
+    assert net.preactivations_batch(xs) == [net.preactivations(x) for x in xs]
+    assert net.preactivations_batch([]) == []
+
+
 def test_degenerate_networks():
     dead = Network.from_lists([([[0, 0], [0, 0]], [-1, 0]), ([[5, 7]], ["1/3"])])
     assert evaluate_batch_fast(dead, [[1, 2], ["-1/2", 0]]) == [[fmpq(1, 3)], [fmpq(1, 3)]]
