@@ -46,6 +46,7 @@ __all__ = [
     "residue",
     "rank_rows_mod_p",
     "RowBasisModP",
+    "matmul_mod_p",
     "independent_columns_mod_p",
     "RankResult",
     "integer_rows",
@@ -95,47 +96,79 @@ def rank_rows_mod_p(M, p: int) -> tuple[int, list[int]]:
     return r, _first_nonzero_columns(E, r)
 
 
+def matmul_mod_p(A, B, p: int):
+    """``A @ B mod p`` for ``numpy`` ``int64`` matrices with entries in ``[0, p)``, ``p < 2^31``, exactly.
+
+    Each factor is split into 16-bit halves (``A = A1 2^16 + A0``); the four half products are
+    float64 matrix products whose entries are integers below ``k 2^32 <= 2^53`` (``k`` the inner
+    dimension, at most ``2^21``), so the floating-point products are exact; they are then reduced
+    modulo ``p`` in ``int64``.
+    """
+    import numpy as np
+
+    k = A.shape[1]
+    if k > 1 << 21:  # pragma: no cover - far beyond the sizes used
+        raise ValueError("inner dimension too large for exact float64 products")
+    if k == 0:
+        return np.zeros((A.shape[0], B.shape[1]), dtype=np.int64)
+    A0, A1 = (A & 0xFFFF).astype(np.float64), (A >> 16).astype(np.float64)
+    B0, B1 = (B & 0xFFFF).astype(np.float64), (B >> 16).astype(np.float64)
+    t00 = (A0 @ B0).astype(np.int64) % p
+    t_mid = ((A0 @ B1).astype(np.int64) + (A1 @ B0).astype(np.int64)) % p
+    t11 = (A1 @ B1).astype(np.int64) % p
+    return (t11 * ((1 << 32) % p) % p + t_mid * (1 << 16) % p + t00) % p
+
+
 class RowBasisModP:
     """Rows independent modulo ``p``, chosen greedily as batches arrive (an incremental
     :func:`rank_rows_mod_p`).
 
     ``add(M)`` returns the indices of the rows of ``M`` that are independent of the rows kept so far
     and of the earlier rows of ``M``: the same rows as the pivot columns of ``rref([B; M]^T)`` for the
-    kept rows ``B``, without eliminating ``B`` again. The kept rows are stored reduced, in blocks
-    ``(E_i, P_i)``: ``E_i`` has the identity on its pivot columns ``P_i`` and zeros on the pivot
-    columns of every other block. A new row ``n`` reduces to ``n - sum_i n[P_i] E_i``, which is zero
-    on every pivot column and differs from ``n`` by a combination of kept rows; so the reduced rows
-    are independent exactly when ``n`` is independent of ``B`` and of the earlier new rows.
+    kept rows ``B``, without eliminating ``B`` again. The row space of the kept rows is stored in
+    reduced echelon form ``E``: one row per pivot column (the identity on the pivot columns), of which
+    only the entries on the free (non-pivot) columns ``F`` are kept. A new row ``n`` reduces to
+    ``n - n[piv] E``, which is zero on every pivot column and differs from ``n`` by a combination of
+    kept rows; so the reduced rows, restricted to ``F``, are independent exactly when the rows ``n``
+    are independent of the kept rows and of each other. Products modulo ``p``: :func:`matmul_mod_p`.
     """
 
     def __init__(self, ncols: int, p: int) -> None:
-        self.ncols, self.p = ncols, p
-        self.blocks: list[tuple[nmod_mat, list[int]]] = []
-        self.rank = 0
+        import numpy as np
 
-    def _reduced(self, M) -> nmod_mat:
-        N = nmod_mat(M.tolist(), self.p)
-        for E, piv in self.blocks:
-            N = N - nmod_mat(M[:, piv].tolist(), self.p) * E
-        return N
+        self.ncols, self.p = ncols, p
+        self.piv: list[int] = []
+        self.free = np.arange(ncols)
+        self.E = np.zeros((0, ncols), dtype=np.int64)  # kept rows on the free columns
+        self.rank = 0
 
     def add(self, M) -> list[int]:
         """Indices of the rows of the ``numpy`` matrix ``M`` (entries in ``[0, p)``) that join the basis."""
-        if M.shape[0] == 0 or self.ncols == 0:
+        import numpy as np
+
+        p = self.p
+        if M.shape[0] == 0 or self.free.size == 0:
             return []
-        E, s = self._reduced(M).transpose().rref()
+        N = M[:, self.free]
+        if self.piv:
+            N = (N - matmul_mod_p(M[:, self.piv], self.E, p)) % p
+        T, s = nmod_mat(N.T.tolist(), p).rref()
         if s == 0:
             return []
-        R = _first_nonzero_columns(E, s)
-        S, s2 = self._reduced(M[R]).rref()
+        R = _first_nonzero_columns(T, s)
+        S, s2 = nmod_mat(N[R].tolist(), p).rref()
         if s2 != s:  # pragma: no cover - the selected rows are independent by construction
             raise ArithmeticError("selected rows are not independent modulo p")
         Q = _first_nonzero_columns(S, s)
-        blocks = []
-        for Ei, piv in self.blocks:  # clear the new pivot columns from the old blocks
-            at_q = nmod_mat(Ei.nrows(), s, [int(Ei[a, q]) for a in range(Ei.nrows()) for q in Q], self.p)
-            blocks.append((Ei - at_q * S, piv))
-        self.blocks = blocks + [(S, Q)]
+        S = np.array([int(v) for v in S.entries()], dtype=np.int64).reshape(S.nrows(), S.ncols())[:s]
+        E = self.E
+        if E.shape[0]:  # clear the new pivot columns from the kept rows
+            E = (E - matmul_mod_p(E[:, Q], S, p)) % p
+        keep = np.ones(self.free.size, dtype=bool)
+        keep[Q] = False
+        self.E = np.concatenate([E[:, keep], S[:, keep]], axis=0)
+        self.piv += [int(self.free[q]) for q in Q]
+        self.free = self.free[keep]
         self.rank += s
         return R
 

@@ -1,12 +1,13 @@
 """RowBasisModP (incremental independent rows modulo p) against rank_rows_mod_p on the stacked matrix,
-and its kept rows against an exact rank over Q (fmpz_mat) of the rows it keeps."""
+and its kept rows against an exact rank over Q (fmpz_mat) of the rows it keeps; matmul_mod_p against
+Python integers."""
 
 import numpy as np
 from flint import fmpz_mat
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactnet.modrank import SMALL_PRIMES, RowBasisModP, rank_rows_mod_p
+from exactnet.modrank import SMALL_PRIMES, RowBasisModP, matmul_mod_p, rank_rows_mod_p
 
 P = SMALL_PRIMES[0]
 
@@ -54,3 +55,20 @@ def test_a_dependent_row_is_refused_and_an_independent_one_kept():
     assert rb.add(np.array([[1, 2, 3], [2, 4, 6]], dtype=np.int64)) == [0]
     assert rb.add(np.array([[3, 6, 9], [0, 1, 0], [1, 3, 3]], dtype=np.int64)) == [1]
     assert rb.rank == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 40), st.integers(1, 6), st.sampled_from(SMALL_PRIMES), st.randoms())
+def test_matmul_mod_p_is_exact(a, k, b, p, rnd):
+    pick = [0, 1, p - 1, p - 2, 1 << 16, (1 << 16) - 1]
+    A = [[rnd.choice(pick) if rnd.random() < 0.5 else rnd.randrange(p) for _ in range(k)] for _ in range(a)]
+    B = [[rnd.choice(pick) if rnd.random() < 0.5 else rnd.randrange(p) for _ in range(b)] for _ in range(k)]
+    got = matmul_mod_p(np.array(A, dtype=np.int64).reshape(a, k), np.array(B, dtype=np.int64).reshape(k, b), p)
+    assert got.tolist() == [[sum(A[i][t] * B[t][j] for t in range(k)) % p for j in range(b)] for i in range(a)]
+
+
+def test_matmul_mod_p_long_inner_dimension_of_largest_entries():
+    p = SMALL_PRIMES[0]
+    k = 5000
+    got = matmul_mod_p(np.full((2, k), p - 1, dtype=np.int64), np.full((k, 3), p - 1, dtype=np.int64), p)
+    assert got.tolist() == [[k * (p - 1) ** 2 % p] * 3] * 2
