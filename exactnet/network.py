@@ -247,13 +247,15 @@ class Network:
         """:meth:`preactivations` at many points (integer matrix products, :mod:`exactnet.fasteval`;
         the same exact values)."""
         pts = [self._check_point(x) for x in xs]
-        if not pts:
-            return []
+        return self._cleared_network().preactivations_batch(pts) if pts else []
+
+    def _cleared_network(self):
+        """The network with denominators cleared per layer (:mod:`exactnet.fasteval`), built once."""
         if self._cleared is None:
             from .fasteval import ClearedNetwork
 
             self._cleared = ClearedNetwork(self)
-        return self._cleared.preactivations_batch(pts)
+        return self._cleared
 
     def evaluate(self, x: Sequence[object]) -> list[fmpq]:
         """Exact output ``f(x)`` (a list of length ``n_L``)."""
@@ -267,13 +269,7 @@ class Network:
         ``fmpq_mat`` version the tests compare against.
         """
         pts = [self._check_point(x) for x in xs]
-        if not pts:
-            return []
-        if self._cleared is None:
-            from .fasteval import ClearedNetwork
-
-            self._cleared = ClearedNetwork(self)
-        return self._cleared.evaluate_batch(pts)
+        return self._cleared_network().evaluate_batch(pts) if pts else []
 
     def evaluate_batch_reference(self, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:
         """Exact outputs at many points, using ``fmpq_mat`` products layer by layer."""
