@@ -66,6 +66,7 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
+import operator
 import time
 from math import gcd, lcm
 from dataclasses import dataclass, field, fields
@@ -148,6 +149,22 @@ _mk_constraint = _maker(Constraint)
 _mk_cell = _maker(Cell)
 
 
+def _mk_constraint_rec(rec, witness, new=object.__new__, cls=Constraint):
+    """``Constraint(normal, offset, neuron, None, witness, box_side)`` from a planar record of
+    :mod:`exactnet.regions2d` (``rec[7]``, ``rec[8]``, ``rec[5]``, ``rec[6]``), as
+    :func:`_maker` builds it (fields in declaration order); called through ``map`` over a
+    cell's records and witnesses (no argument tuple per facet)."""
+    obj = new(cls)
+    d = obj.__dict__
+    d["normal"] = rec[7]
+    d["offset"] = rec[8]
+    d["neuron"] = rec[5]
+    d["neighbour"] = None
+    d["witness"] = witness
+    d["box_side"] = rec[6]
+    return obj
+
+
 class RegionComplex:
     """The activation regions of ``network`` (inside ``box`` when given)."""
 
@@ -157,7 +174,7 @@ class RegionComplex:
         self.box = box
         self.original = original if original is not None else network
         self.slice = slice_
-        self._by_pattern = {c.pattern: i for i, c in enumerate(cells)}
+        self._by_pattern = dict(zip(map(operator.attrgetter("pattern"), cells), itertools.count()))
         self._bp = None
 
     def index_of_pattern(self, pattern) -> int | None:
@@ -1197,7 +1214,7 @@ def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, origina
 
     leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
     want_v = vertices if vertices is not None else True
-    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint)
+    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint_rec)
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
     rc.has_vertices = want_v
     return rc

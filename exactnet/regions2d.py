@@ -56,6 +56,7 @@ exact strict test on every facet allows. A forced neuron's certificate
 from __future__ import annotations
 
 import time
+from itertools import accumulate as _accumulate
 from itertools import chain as _chain
 from operator import add as _add
 from math import gcd, lcm
@@ -174,6 +175,24 @@ def _layer_G(Wd, M, D):
     return [[int(r[0]), int(r[1]), int(r[2])] for r in R], Wd[1] * D, None, None
 
 
+def _G_py(rows, Gr, bits, D):
+    """``[d W | d b] [M; 0 0 D]`` in Python integers for ``M`` the rows of ``Gr`` where
+    ``bits`` is 1 (zero rows elsewhere): the same integers as :func:`_layer_G`."""
+    act = [(j, r) for j, (r, b) in enumerate(zip(Gr, bits)) if b and (r[0] or r[1] or r[2])]
+    G = []
+    for row in rows:
+        g0 = g1 = 0
+        g2 = row[-1] * D
+        for j, r in act:
+            w = row[j]
+            if w:
+                g0 += w * r[0]
+                g1 += w * r[1]
+                g2 += w * r[2]
+        G.append([g0, g1, g2])
+    return G
+
+
 def _signs_on(G, Garr, V, gbound=None):
     """Per row of ``G``: ``(min H, max H)`` over the corners ``V`` (exact; NumPy int64 only
     when ``3 max|G| max|V| < 2^62`` bounds every partial sum; ``gbound >= max|G|`` spares
@@ -218,6 +237,10 @@ def _next_batch(Wd, Gr, D, nodes):
     arr = Wd[2]
     S = Wd[1] * D
     nc = len(nodes)
+    if nc == 1:  # one node (the root, an undivided cell): Python integers beat NumPy's overhead
+        V, bits = nodes[0]
+        G, Sg = _reduced(_G_py(Wd[0], Gr, bits, D), S)
+        return [(G, Sg) + _signs_on(G, None, V)]
     big = max(D, max(map(abs, _chain(*Gr)), default=0))
     if arr is None or Wd[3] * big >= _I64:
         out = []
@@ -248,9 +271,9 @@ def _next_batch(Wd, Gr, D, nodes):
         gbound = int(np.abs(Gall).max())
     if 3 * gbound * bv < _I64:
         Va = Va.reshape(nv, 3)
-        Gi = Gall[np.repeat(np.arange(nc), ks)]
-        HH = Gi[:, :, 0] * Va[:, 0:1] + Gi[:, :, 1] * Va[:, 1:2] + Gi[:, :, 2] * Va[:, 2:3]
-        offs = np.cumsum([0] + ks[:-1])
+        # H at every corner of every node: its node's rows (repeated) times the corner
+        HH = np.matmul(np.repeat(Gall, ks, axis=0), Va[:, :, None])[:, :, 0]
+        offs = list(_accumulate(ks[:-1], initial=0))
         mins = np.minimum.reduceat(HH, offs, axis=0).tolist()
         maxs = np.maximum.reduceat(HH, offs, axis=0).tolist()
         return [(Gl[c], Ss[c], mins[c], maxs[c]) for c in range(nc)]
@@ -313,6 +336,28 @@ def _root(box):
     return V, [ylo, xhi, yhi, xlo]
 
 
+def _out_rows(ocols, obias, Gr, bits, D):
+    """The output map's integer rows (flat ``(g0, g1, g2, ...)``, scale ``d_L D``) on a cell
+    whose last hidden layer map is ``M / D`` (``M``: the rows of ``Gr`` where ``bits`` is 1):
+    ``d_L b_L D + sum`` of ``w * Gr[i]`` over the active neurons ``i``."""
+    if len(obias) == 1:
+        o0 = o1 = 0
+        o2 = obias[0] * D
+        for b, col, r in zip(bits, ocols, Gr):
+            if b:
+                w = col[0]
+                if w:
+                    o0 += w * r[0]
+                    o1 += w * r[1]
+                    o2 += w * r[2]
+        return (o0, o1, o2)
+    out = [x for b in obias for x in (0, 0, b * D)]
+    for b, col, r in zip(bits, ocols, Gr):
+        if b:
+            out = list(map(_add, out, _incs(col, r)))
+    return tuple(out)
+
+
 def _incs(col, gi):
     """The output map's increment when a neuron turns active: ``w * gi`` for each output
     weight ``w`` in ``col`` (``gi``: the neuron's row of the layer's map), flat like ``out``."""
@@ -356,32 +401,28 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
             zero = list(cell.zero)
             forced = dict(cell.forced)  # copying a dict keeps the stored hashes of the tags
             cut = []
-            for i, (g0, g1, g2) in enumerate(G):
-                tag = tags[i]
-                if not g0 and not g1:
+            for i, g in enumerate(G):
+                if not g[0] and not g[1]:
+                    g2 = g[2]
                     if g2 > 0:
                         bits[i] = 1
                     elif g2 == 0:
-                        zero.append(tag)
-                    forced[tag] = ((), fmpq(abs(g2), S))
+                        zero.append(tags[i])
+                    forced[tags[i]] = ((), fmpq(abs(g2), S))
                     continue
                 if mins[i] < 0:
                     if maxs[i] > 0:
                         cut.append(i)
                         continue
-                    forced[tag] = ("lazy2", (-g0, -g1, -g2, S, tag), CV, CE)
+                    # lazy: the record (-g, S) on the cell (built by resolve_forced if asked)
+                    forced[tags[i]] = ("lazy2", g, S, True, CV, CE)
                 else:
                     bits[i] = 1
-                    forced[tag] = ("lazy2", (g0, g1, g2, S, tag), CV, CE)
+                    forced[tags[i]] = ("lazy2", g, S, False, CV, CE)
             # the next layer's map M / D: the rows of G for the active neurons (G and S are
             # already divided by their gcd, see _next_batch)
             Gr, D = G, S
-            out = None
-            if last:
-                out = tuple([x for b in obias for x in (0, 0, b * D)])
-                for i, b in enumerate(bits):
-                    if b:
-                        out = tuple(map(_add, out, _incs(ocols[i], Gr[i])))
+            out = _out_rows(ocols, obias, Gr, bits, D) if last else None
             # sub-nodes: (V, E, bits, sides, forced-extra, output rows)
             nodes = [(CV, CE, bits, sides, {}, out)]
             inv = fmpq(1, S) if cut else None
@@ -523,7 +564,11 @@ def rec_exact(rec):
 
 def resolve_forced(entry):
     """``(terms, mu)`` of a lazy planar forced record: ``h = mu + sum lam_k h_k``, all >= 0."""
-    _, h, V, E = entry
+    if len(entry) == 6:  # ("lazy2", g, S, negated, V, E): the record (+-g, S) on (V, E)
+        _, g, S, neg, V, E = entry
+        h = (-g[0], -g[1], -g[2], S) if neg else (g[0], g[1], g[2], S)
+    else:  # ("lazy2", record, V, E)
+        _, h, V, E = entry
     (ha0, ha1), hc = rec_exact(h)
     best, bi = None, -1
     for i, v in enumerate(V):
@@ -594,10 +639,12 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
     run may wrap around the end (it is the first facet). A pseudo-corner lies inside the run
     of the last facet started (or of the first one, when it wraps). Rational forms of corners
     and edge midpoints shared by several leaves are built once (cached by the corner's value
-    / the identity of the edge's two corner objects); records carry their own."""
+    / the values of the edge's two corners); records carry their own. ``Cell`` and
+    ``Constraint`` build the output objects: ``Cell(*fields)`` and ``Constraint(record,
+    witness)`` (:func:`exactnet.regions._mk_constraint_rec`)."""
     qv = {}  # integer corner -> (fmpq, fmpq)
     invs = {}  # S -> fmpq(1, S)
-    mids = {}  # (id(w), id(v)) for an edge v -> w met once (corners alive in the leaves) -> its witness
+    mids = {}  # (w, v) for an edge v -> w met once -> its witness (the neighbour's edge is w -> v)
     Wrows, dW = ints[-1][0], ints[-1][1]
     nW = len(Wrows)
     bounded_box = box is not None
@@ -613,23 +660,26 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
         sx = sy = 0
         den = 1
         nfin = 0
-        first = True
         Vn = V[1:]
         Vn.append(V[0])
         for v, e, w in zip(V, E, Vn):
-            if e is not None and (first or (e is not prev and e is not E0)):
+            T = v[2]
+            if T:
+                # the corner's rationals (cached by value: shared by the leaves around it)
+                a = qv.get(v)
+                if a is None:
+                    a = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
+            # (``not recs``: the first record met; before it every edge was at infinity)
+            if e is not None and (not recs or (e is not prev and e is not E0)):
                 # a new facet; its witness: the midpoint of its first edge v -> w (a
                 # pseudo-corner found below replaces it). Shared with the neighbour across
-                # the edge, which meets the same corner objects in the other order.
+                # the edge, which meets the same two corners in the other order.
                 recs.append(e)
-                q = mids.pop((id(v), id(w)), None)
+                q = mids.pop((v, w), None)
                 if q is None:
-                    # from the corners' rationals (cached; fmpq arithmetic instead of
-                    # converting the products' big integers)
-                    if v[2]:
-                        a = qv.get(v)
-                        if a is None:
-                            a = qv[v] = (fmpq(v[0], v[2]), fmpq(v[1], v[2]))
+                    # from the corners' rationals (fmpq arithmetic instead of converting the
+                    # products' big integers)
+                    if T:
                         if w[2]:
                             b = qv.get(w)
                             if b is None:
@@ -642,10 +692,8 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                         if b is None:
                             b = qv[w] = (fmpq(w[0], w[2]), fmpq(w[1], w[2]))
                         q = (b[0] + v[0], b[1] + v[1])
-                    mids[(id(w), id(v))] = q
+                    mids[(w, v)] = q
                 wl.append(q)
-            first = False
-            T = v[2]
             if T:
                 nfin += 1
                 if T == den:
@@ -661,21 +709,15 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
                     sx += v[0] * f
                     sy += v[1] * f
                 if prev is not e:
-                    fin.append(v)
-                    q = qv.get(v)  # corners always: the breakpoint complex needs them in 2-D
-                    if q is None:
-                        q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
-                    fq.append(q)
+                    fin.append(v)  # corners always: the breakpoint complex needs them in 2-D
+                    fq.append(a)
                 elif e is not None:
                     # a pseudo-corner: relative interior of its facet (the first one wins)
                     j = 0 if e is E0 else len(recs) - 1
                     if pw is None:
                         pw = {}
                     if j not in pw:
-                        q = qv.get(v)
-                        if q is None:
-                            q = qv[v] = (fmpq(v[0], T), fmpq(v[1], T))
-                        pw[j] = q
+                        pw[j] = a
             else:
                 dirs.append(v)
             prev = e
@@ -690,7 +732,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
             point, pint = _simplify_int(sx, sy, den, recs)
         else:
             point, pint = (Q0, Q0), (0, 0, 1)
-        cons = tuple([Constraint(r[7], r[8], r[5], None, w, r[6]) for r, w in zip(recs, wl)])
+        cons = tuple(map(Constraint, recs, wl))  # Constraint(rec, witness): regions._mk_constraint_rec
         if fin:
             b = _angle_key_first(fin, *pint) if len(fin) > 1 else 0
             corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
