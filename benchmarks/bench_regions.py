@@ -105,6 +105,57 @@ their constraints and certificates) and saves about 13% of the CPU time (the two
 the loaded machine, so take the CPU difference as approximate). The earlier record's "~650 s,
 ~1.1 GB" for this row was not reproduced: the peak RSS measured now is 2.05 GB either way.
 The float baseline was not run on this row (about as long as the exact engine).
+
+Third round (issue 3, 2-8-8-1 toward 20x), 2026-12-03: *before*: commit a067e81, *after*:
+commit 243269f (2-D engine only; same cells, patterns, interior points, vertices, constraint
+order, witnesses, forced certificates, ``summary()``, JSON (``dumps_regions`` /
+``dumps_complex``) and REGIONS certificates on 658 seeded networks of 11 architectures (with
+and without a box, random and small-integer weights, also ``vertices=False``), and the CLI's
+``-o`` / ``--certificate`` files of 10 runs, compared byte for byte: 0 differences). What
+changed: the root's next-layer tests (one node) in Python integers instead of a NumPy batch
+(75 -> 26 us); the batch for the sub-nodes computes ``H`` by one batched ``matmul`` and its
+offsets without ``np.cumsum`` of a list (~25% less); the output map's rows are summed directly
+per cell (no tuple per active neuron); a cell-level forced neuron is recorded as ``("lazy2",
+g, S, negated, V, E)`` (the record ``(+-g, S)`` is built by ``resolve_forced`` only when a
+certificate asks for it); ``Constraint`` objects are built by ``map`` from the record and the
+witness (``regions._mk_constraint_rec``); a corner's rationals are looked up once per corner
+and reused for the corner list and the witnesses; edge-midpoint witnesses are shared between
+the two cells of an edge by the corners' *values* (they were shared by the corner objects'
+identities: 75 of 408 facets found their witness built, now 203); ``RegionComplex`` indexes
+patterns with ``dict(zip(...))``. Tried and dropped (no gain or slower, measured): a
+slicing version of ``_split`` (Python 3.11's corner loop is faster: 350 vs 305 us for the 109
+splits), corner-identity keys for the midpoints, ``_red3`` inlined, a move-to-front order of
+the constraints in ``_simplify_int``, ``_Cell`` as a ``NamedTuple``, ``fmpq_mat`` built from a
+list for the output map.
+
+The machine was heavily loaded during these runs (load average 3.5 to 7 on 2 cores: two
+``bench_fdim.py`` runs, test suites and checkers of other jobs), so ``bench_regions.py``'s own
+figures jumped between runs (2-8-8-1 ``q/x cpu`` between 11 and 22 for the *same* code).
+The figures below are therefore from one process that alternates the two engines (the
+before commit imported as a copy of the package) with the Fraction and float baselines of
+this file, minimum CPU time per engine (2-8-8-1: 60 alternations, Fraction 20 of them; the
+larger rows 6 and 3), 13:32 UTC, load average 3.6 to 4.6::
+
+    network          cells  verts | exact cpu s     | fraction | float   | q/x cpu       | x/f cpu
+                                  | before   after  | cpu s    | cpu s   | before  after | before after
+    2-8-8-1            110     95 | 0.0050  0.0042  | 0.0713   | 0.0039  |  14.3   17.0  |  1.29  1.08
+    2-32-32-1         2146   2074 | 0.130   0.118   | 9.03     | 0.091   |  69.4   76.8  |  1.44  1.30
+    2-20-20-20-1      2078   2016 | 0.176   0.158   | 8.73     | 0.107   |  49.7   55.3  |  1.64  1.47
+
+Two more such runs of 2-8-8-1: exact 0.0055 -> 0.0043 s (q/x 13.2 -> 16.9) and, during a load
+spike, 0.0075 -> 0.0053 s (10.5 -> 14.8); exact engines alone, alternated 300 times: after /
+before = 0.87 to 0.89 (best CPU 4.48 -> 3.97 ms and 4.76 -> 4.12 ms). So the exact engine is
+about 1.15 to 1.2x faster on every 2-D row, and **2-8-8-1 still does not reach 20x**: about 17x
+at best in these runs (the target needs about 3.5 ms of exact CPU against a 70 ms baseline).
+Where the ~4.2 ms go now (ablations and standalone timings of recorded calls, same load):
+subdivision ~1.9 ms (the second layer ~1.3 ms for 37 first-layer cells: 109 polygon splits
+~0.3 ms, the ``H`` lists of the sub-node tests ~0.25 ms, the NumPy batch ~0.25 ms, records,
+forced entries and leaf tuples the rest; ``_int_layers`` ~0.1 ms, python-flint's conversion of
+the weight matrices to integers), finishing ~2.0 ms for 110 cells (dyadic interior point
+~0.3 ms, midpoint witnesses ~0.3 ms, ``Constraint`` objects ~0.25 ms, angle order ~0.15 ms,
+output ``fmpq_mat`` ~0.1 ms, the corner loop the rest). None of these is more than 8% of the
+run: what is left is spread over Python-level work per corner and per object, each piece
+close to the cost of the objects it must build.
 """
 
 from __future__ import annotations
