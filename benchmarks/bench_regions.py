@@ -156,6 +156,54 @@ the weight matrices to integers), finishing ~2.0 ms for 110 cells (dyadic interi
 output ``fmpq_mat`` ~0.1 ms, the corner loop the rest). None of these is more than 8% of the
 run: what is left is spread over Python-level work per corner and per object, each piece
 close to the cost of the objects it must build.
+
+Fourth round (issue 3, 2-8-8-1 toward 20x), 2026-12-03, 13:35-13:50 UTC: **no change to the
+engine** (*before* = *after* = commit 248fabd); nothing tried gave a gain that could be measured.
+Figures from one process that times the exact engine, the float and the Fraction baselines of
+this file in turn (minimum CPU time; 2-8-8-1: 60 turns, Fraction 20 of them; the larger rows 6
+and 3), load average 2.5 to 3.5 (two ``bench_fdim.py`` runs)::
+
+    network          cells  verts | exact cpu s | fraction cpu s | float cpu s | q/x cpu | x/f cpu
+    2-8-8-1            110     95 | 0.0041      | 0.0669         | 0.0036      |  16.4   |  1.13
+    2-32-32-1         2146   2074 | 0.125       | 8.01           | 0.100       |  64.3   |  1.25
+    2-20-20-20-1      2078   2016 | 0.144       | 7.13           | 0.092       |  49.4   |  1.56
+
+A second such run of 2-8-8-1: 0.0041 / 0.0660 s, q/x 16.1; this script itself (``--only
+2-8-8-1``, twice): ``q/x cpu`` 15.7 and 16.3. So **2-8-8-1 stays at about 16x**: 20x needs
+about 3.3 ms of exact CPU against this Fraction baseline, about 0.8 ms (20%) less than now.
+
+A measurement caveat for the third round's table above: its alternating script ran the
+*before* engine first, right after the baselines, and in that position the same code is about
+10% slower on 2-8-8-1 (cold caches: the Fraction baseline churns memory). With two copies of
+commit 248fabd in that script: 0.0044 vs 0.0040 s in that order, 0.0040 vs 0.0041 s swapped.
+So that table's before -> after on 2-8-8-1 (0.0050 -> 0.0042) includes about 1.1x of
+position; its engine-only alternation (after / before = 0.87 to 0.89) does not (the same
+script comparing two copies of one commit gives 0.99). Back to back (as this script times each
+engine) the exact engine's best is ~3.9 ms; timed right after a baseline ~4.1 to 4.5 ms.
+
+Where the time goes (2-8-8-1, same load): constant per-call cost small (a ``(2, 1, 1)``
+network: 0.09 ms through ``compute_regions``; for 2-8-8-1 ``_int_layers`` 0.067 ms,
+``RegionComplex`` 0.02 ms, releasing the previous result 0.18 ms, inside the timed region as for
+any engine's garbage). Subdivision ~1.9 ms (the NumPy batch of the 37 first-layer cells' tests
+0.17 ms; the same in Python integers would be 0.72 ms), finishing ~1.9 to 2.2 ms; ablations of the
+finishing (each piece replaced by a stub): dyadic interior point -0.36 ms, ``Constraint``
+objects -0.19 ms, angle order -0.18 ms, ``Cell`` objects -0.05 ms; all four stubbed still
+1.07 ms (the corner loop: corner rationals, facet records, midpoint witnesses, centroid, output
+map). The output objects alone (``Cell``, ``Constraint``, points, ``fmpq_mat``) cost ~0.5 ms.
+Tried and dropped (outputs identical where built; A/B against a copy of 248fabd, alternated
+300 to 500 times, noise +-3% calibrated by copy-vs-copy runs): the centroid by ``lcm(*T)``
+after the corner loop instead of the running lcm, with the two ``if T`` branches merged (finishing
+1.01x / 0.985x: no change); a comprehension fast path for polygons whose corners are all finite
+and genuine (~80 of 110 cells: corners, midpoints and centroid by list comprehensions; 2 to
+4% slower, comprehensions are function calls in Python 3.11); the dyadic point's ``k = 0``
+candidate by one rounding division before the ``2^31`` floors (0.29 -> 0.27 ms for 110 cells,
+0.5% of a run); ``Constraint`` built from a dict literal (``object.__setattr__(obj,
+"__dict__", ...)``) or ``__dict__.update`` (slower than the item assignments); ``_int_layers``
+from ``fmpz_mat.entries()`` (65 vs 69 us) or from the ``fmpq`` numerators and denominators in
+Python (100 us); NumPy arrays of the batch built by ``np.array`` of lists instead of
+``np.fromiter`` (slower). What remains is spread over Python-level work per corner, per facet
+and per object; a further 20% would need a different representation of the output (fewer
+Python objects per cell), not more tuning of this one.
 """
 
 from __future__ import annotations
