@@ -743,19 +743,8 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, Constraint
         S = dW * leaf.D
         out = leaf.out
         if out is None:
-            M, D = leaf_M(leaf), leaf.D
-            act = [(i, r) for i, r in enumerate(M) if r[0] or r[1] or r[2]]
-            out = []
-            for wr in Wrows:
-                g0 = g1 = 0
-                g2 = wr[-1] * D
-                for i, r in act:
-                    w = wr[i]
-                    if w:
-                        g0 += w * r[0]
-                        g1 += w * r[1]
-                        g2 += w * r[2]
-                out += (g0, g1, g2)
+            M = leaf_M(leaf)
+            out = [g for row in _G_py(Wrows, M, [1] * len(M), leaf.D) for g in row]
         inv = invs.get(S)  # fmpq(1, S): inv * g == fmpq(g, S) at half the cost
         if inv is None:
             inv = invs[S] = fmpq(1, S)
