@@ -21,7 +21,40 @@ Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Ja
 "float wrong": the float estimate differs from the proved exact value; "float > lb": it is
 above our proved lower bound (never seen: it would show that our sample missed a region).
 
-Last run (2026-12-03, second run that day, commits 420ca96 / 401da33: crossing walk, LP budgets in
+Last run (2026-12-03, third run that day, commit 6af8b81: the same mathematics as the second run
+below, faster: sensitivities of every layer in one backward pass, the sample's rank grown
+incrementally (``modrank.RowBasisModP``), pre-activations by integer matrix products). ``--count
+20`` and **no per-row cap**: every row has its 20 networks. Width 5 with ``--regions-timeout 300``;
+width 10 depth 6 with ``--lp-budget 40``; the others with the default LP budget (10 CPU s per
+phase). Up to four processes on the 2 cores (load 2-4), so the wall-clock "s/net" are inflated
+1.5-2 times. 143 of 180 networks exact::
+
+    | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (1.41) | 0.59 (1.52) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 19 / 0 | 1 | 303.1 | 303.1 | 296.7 | 15/19 | 0/1 | - | 4.55 (18.89) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 19 / 0 | 1 | 678.8 | 678.8 | 669.1 | 17/19 | 0/1 | - | 6.43 (19.05) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 19 / 1 | 0 | 94.5 | 94.7 | 77.0 | 19/20 | 0/0 | 1/1 (4.55) | 3.46 (35.15) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 17 / 0 | 3 | 400.6 | 400.8 | 378.7 | 16/17 | 0/3 | - | 15.32 (41.29) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 20 | 12 / 0 | 8 | 901.9 | 903.5 | 873.9 | 12/12 | 0/8 | - | 40.33 (124.36) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 15 / 5 | 0 | 108.0 | 109.1 | 82.5 | 20/20 | 0/0 | - | 20.70 (141.79) |
+    | 10,10,10,10,10,10,1 (6), ``--lp-budget 40`` | 561 | 511 | 20 | 11 / 0 | 9 | 495.0 | 495.9 | 452.4 | 11/11 | 0/9 | - | 43.81 (128.03) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 20 | 5 / 0 | 15 | 1104.2 | 1120.6 | 1053.8 | 5/5 | 0/15 | - | 104.46 (256.46) |
+
+Every width-5 network is exact. The seven rows the second run completed have the same number of
+exact networks and the same mean rank as there (its per-network values were not kept, so this
+is a comparison of the table, not of each network); width 5 depth 6 now reaches one network's
+value by the complex instead of the proved bound (15 / 5 against 16 / 4: a CPU-time budget
+still depends a little on the load). The width-15 depth-5 and depth-6 rows now have all 20
+networks (the second run's caps stopped them at 17 and 5).
+The float estimate is wrong on 134 of the 143 networks whose value is proved, and never above a
+proved lower bound. Time per network against the second run (same load range): about 1.5-3x less
+(width 15 depth 4: 21.8 -> 6.4 s; depth 6: 193 s on 5 networks -> 104 s on 20). One width-15
+depth-6 network, seed 1, timed alone: 59.5 CPU s before these changes, 28.9 after. The width-15
+depth-6 intervals are wide on some networks (seed 19: 1051..1141: no LP fact proved within the
+default 10 CPU s per phase); a larger ``--lp-budget`` narrows them, at a cost.
+
+Second run (2026-12-03, second run that day, commits 420ca96 / 401da33: crossing walk, LP budgets in
 CPU seconds, deeper second branch-and-bound pass; ``--count 20``, each width its own process,
 2 cores shared with other jobs at load 5-8, so the wall-clock "s/net" are inflated 2-3 times).
 Width 5 with ``--regions-timeout 300``; width 10 depths 4, 5 and width 15 with the default LP
