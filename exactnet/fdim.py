@@ -58,9 +58,10 @@ neuron vanishes identically are left out of ``Z_theta`` in general (said in ``no
 rank modulo a prime of the vectors of :func:`structural_kernel` (a lower bound of their
 rank, so ``U`` is a valid bound). (2) Sampled points (:func:`sample_batch`: Gaussian points
 of several spreads and random lines), patterns computed exactly, Jacobian rows computed
-modulo a prime ``p < 2^31`` (:class:`ModularJacobian`), rank by ``nmod_mat``: a nonzero
-minor modulo ``p`` is a nonzero rational minor, so the rank is a proved lower bound; when it
-equals ``U`` it is exact and no region is needed. (3) Otherwise the hidden neurons never /
+modulo a prime ``p < 2^31`` (:class:`ModularJacobian`), rank modulo ``p`` grown batch by batch
+(:class:`exactnet.modrank.RowBasisModP`; the chosen rows are re-checked by ``nmod_mat`` at the
+end): a nonzero minor modulo ``p`` is a nonzero rational minor, so the rank is a proved lower
+bound; when it equals ``U`` it is exact and no region is needed. (3) Otherwise the hidden neurons never /
 always active on the sample, and the adjacent pairs never both active, are proved (or
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
