@@ -334,10 +334,14 @@ def line_points(net: Network, a: Sequence[fmpq], d: Sequence[fmpq]) -> list[list
             t = lo + 1
         else:
             t = (lo + hi) / 2
-        x = [ai + t * di for ai, di in zip(a, d)]
-        if _strict_pattern(net, x) is not None:
-            out.append(x)
-    return out
+        out.append([ai + t * di for ai, di in zip(a, d)])
+    return _strictly_generic(net, out)
+
+
+def _strictly_generic(net: Network, xs: list[list[fmpq]]) -> list[list[fmpq]]:
+    """The points of ``xs`` where no hidden pre-activation is 0 (exact, one batch), in order."""
+    zs = net.preactivations_batch(xs)
+    return [x for x, z in zip(xs, zs) if all(v != 0 for layer in z[:-1] for v in layer)]
 
 
 def random_line_points(net: Network, count: int, seed: int = 0, grid: int = 1 << 12) -> list[list[fmpq]]:

@@ -78,3 +78,17 @@ def test_walk_raises_the_proved_lower_bound():
     assert walked.functional_dimension > base.functional_dimension
     assert walked.functional_dimension <= walked.upper_bound
     assert len(walked.points) > len(base.points)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_batch_genericity_filter_is_the_pointwise_one(data):
+    """line_points filters its points in one batch (_strictly_generic); the points it keeps are exactly those
+    with no hidden pre-activation 0. Small integer weights and points make zeros frequent."""
+    from exactnet.fdim import _strict_pattern, _strictly_generic, line_points
+
+    net = data.draw(networks(max_num=2, max_den=1))
+    xs = data.draw(st.lists(points(net.input_dim, max_num=3, max_den=2), min_size=1, max_size=12))
+    assert _strictly_generic(net, xs) == [x for x in xs if _strict_pattern(net, x) is not None]
+    a, d = xs[0], [fmpq(1)] + [fmpq(0)] * (net.input_dim - 1)
+    assert all(_strict_pattern(net, x) is not None for x in line_points(net, a, d))
