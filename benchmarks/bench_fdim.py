@@ -50,7 +50,9 @@ networks (the second run's caps stopped them at 17 and 5).
 The float estimate is wrong on 134 of the 143 networks whose value is proved, and never above a
 proved lower bound. Time per network against the second run (same load range): about 1.5-3x less
 (width 15 depth 4: 21.8 -> 6.4 s; depth 6: 193 s on 5 networks -> 104 s on 20). One width-15
-depth-6 network, seed 1, timed alone: 59.5 CPU s before these changes, 28.9 after. The width-15
+depth-6 network, seed 1, timed alone: 59.5 CPU s before these changes, 28.9 after (and 20.8 at
+commit 5e72b84, which filters ``line_points`` by one batch of pre-activations; the table was not
+re-run there). The width-15
 depth-6 intervals are wide on some networks (seed 19: 1051..1141: no LP fact proved within the
 default 10 CPU s per phase); a larger ``--lp-budget`` narrows them, at a cost.
 
