@@ -64,23 +64,12 @@ budget (10 CPU s per phase); width 10 depth 6 with ``--lp-budget 40``; per-row c
 (``--max-seconds-per-config`` 1200 / 1800 / 900) cut the width-15 depths 5 and 6 (column
 "nets"). 138 of 162 networks exact (the first run that day: 104 of 173). Width 10 depth 6 was
 not re-run at the default budget; one of its networks (seed 1) is 469..482 at 10 s and
-exactly 470 at 40 s::
-
-    | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
-    |---|---|---|---|---|---|---|---|---|---|---|---|---|
-    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (2.52) | 1.13 (2.91) |
-    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 19 / 0 | 1 | 303.1 | 303.1 | 296.7 | 15/19 | 0/1 | - | 8.63 (27.00) |
-    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 19 / 0 | 1 | 678.8 | 678.8 | 669.1 | 17/19 | 0/1 | - | 21.76 (55.36) |
-    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 19 / 1 | 0 | 94.5 | 94.7 | 77.0 | 19/20 | 0/0 | 1/1 (7.07) | 5.15 (46.44) |
-    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 17 / 0 | 3 | 400.6 | 400.8 | 378.7 | 16/17 | 0/3 | - | 27.25 (70.46) |
-    | 15,15,15,15,15,1 (5) | 976 | 916 | 17 | 11 / 0 | 6 | 900.9 | 901.9 | 870.1 | 11/11 | 0/6 | - | 52.65 (145.54) |
-    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 16 / 4 | 0 | 108.0 | 109.0 | 82.5 | 20/20 | 0/0 | - | 31.54 (183.63) |
-    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 11 / 0 | 9 | 495.0 | 495.9 | 452.4 | 11/11 | 0/9 | - | 63.91 (182.15) |
-    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 5 | 1 / 0 | 4 | 1103.8 | 1118.8 | 1048.4 | 1/1 | 0/4 | - | 193.05 (282.53) |
-
-Every width-5 network is exact (the complex closes the last 5, 1,000-6,000 cells each). The
-float estimate is wrong on 129 of the 138 networks whose value is proved, and never above a
-proved lower bound.
+exactly 470 at 40 s. Per row (widths 5, 10, 15; networks exact of networks run; mean
+s/net): depth 4: 20/20 1.13 s, 19/20 8.63 s, 19/20 21.76 s; depth 5: 20/20 5.15 s, 17/20
+27.25 s, 11/17 52.65 s; depth 6: 20/20 31.54 s, 11/20 63.91 s, 1/5 193.05 s. Mean ranks as in
+the third run's table above on the seven rows both completed; mean proved upper bounds too,
+except width 5 depth 6 (109.0 here, 109.1 there). The float
+estimate was wrong on 129 of the 138 networks whose value was proved.
 
 First run that day (commit 791dbae, before the walk and the CPU-time budgets; widths 10 and 15
 with ``--max-seconds-per-config 1500``): exact 20, 16, 18 (depth 4), 15, 12, 6 (depth 5),
