@@ -90,44 +90,45 @@ class ClearedNetwork:
         cols = H.transpose().tolist()
         return [[fmpq(v, den) for v in col] for col in cols]
 
-
-    def preactivations_batch(self, pts: Sequence[Sequence[fmpq]]) -> list[list[list[fmpq]]]:
-        """``Network.preactivations(x)`` for every ``x`` of ``pts`` (exact rationals, same values).
+    def integer_preactivations(self, pts: Sequence[Sequence[fmpq]]) -> list[tuple[list[list[fmpz]], list[int]]]:
+        """Pre-activations of every layer at the points ``pts`` (a nonempty list), as integers: per
+        layer ``(rows, dens)`` with ``z_l(pts[k])[i] = rows[i][k] / dens[k]``, ``dens[k] > 0``.
 
         Homogeneous integer columns, one denominator per point (a common denominator of a large
-        batch of unrelated rationals would be huge): column ``(hz; e)`` stands for ``hz / e``, the
-        layer matrix is ``M_l = c_l [W_l | b_l]`` with ``c_l`` the least common denominator of the
-        layer, so ``z_l = (M_l (hz; e)) / (c_l e)``; ``relu`` keeps the sign of the numerator.
+        batch of unrelated rationals would be huge): column ``(hz; e)`` stands for ``hz / e``; with
+        the layer matrix ``M_l = c_l [W_l | b_l]`` (:meth:`homogeneous_layers`),
+        ``z_l = (M_l (hz; e)) / (c_l e)``, and ``relu`` keeps the sign of the numerator.
         """
-        k = len(pts)
-        if k == 0:
-            return []
         cols = []
         for x in pts:
-            e = 1
-            for v in x:
-                e = lcm(e, int(v.q))
+            e = common_denominator(x)
             cols.append([int(v.p) * (e // int(v.q)) for v in x] + [e])
         H = fmpz_mat(cols).transpose()
         dens = [c[-1] for c in cols]
-        out: list[list[list[fmpq]]] = [[] for _ in range(k)]
-        L = len(self._layers)
+        layers = self.homogeneous_layers()
+        out = []
         zero = fmpz(0)
-        for idx, M in enumerate(self._homogeneous(), start=1):
-            Mz, c = M
+        for idx, (Mz, c) in enumerate(layers, start=1):
             rows = (Mz * H).tolist()
             dens = [c * e for e in dens]
-            for j in range(k):
-                e = dens[j]
-                out[j].append([fmpq(r[j], e) for r in rows])
-            if idx < L:
+            out.append((rows, dens))
+            if idx < len(layers):
                 H = fmpz_mat([[v if v > 0 else zero for v in r] for r in rows] + [dens])
         return out
 
-    def _homogeneous(self) -> list[tuple[fmpz_mat, int]]:
-        """Per layer ``(c [W | b], c)`` as an integer matrix, ``c`` the least common denominator."""
-        hom = self._hom
-        if hom is None:
+    def preactivations_batch(self, pts: Sequence[Sequence[fmpq]]) -> list[list[list[fmpq]]]:
+        """``Network.preactivations(x)`` for every ``x`` of ``pts`` (the same exact rationals), from
+        :meth:`integer_preactivations`."""
+        out: list[list[list[fmpq]]] = [[] for _ in pts]
+        if pts:
+            for rows, dens in self.integer_preactivations(pts):
+                for k, e in enumerate(dens):
+                    out[k].append([fmpq(r[k], e) for r in rows])
+        return out
+
+    def homogeneous_layers(self) -> list[tuple[fmpz_mat, int]]:
+        """Per layer ``(c [W | b], c)``: an integer matrix, ``c`` the least common denominator of the layer."""
+        if self._hom is None:
             hom = []
             for Wz, dW, bz, db in self._layers:
                 c = lcm(dW, db)
@@ -135,7 +136,7 @@ class ClearedNetwork:
                 rows = [[int(v) * fw for v in r] + [int(b[0]) * fb] for r, b in zip(Wz.tolist(), bz.tolist())]
                 hom.append((fmpz_mat(rows), c))
             self._hom = hom
-        return hom
+        return self._hom
 
 
 def evaluate_batch_fast(net: Network | ClearedNetwork, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:

@@ -99,10 +99,9 @@ import importlib.util
 import random
 import time
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Sequence
 
-from flint import fmpq, fmpz_mat
+from flint import fmpq
 
 from .errors import LimitError, UndecidedError
 from .modrank import (
@@ -112,11 +111,12 @@ from .modrank import (
     certified_rank,
     RowBasisModP,
     independent_columns_mod_p,
+    matmul_mod_p,
     rank_rows_mod_p,
     residue,
 )
 from .network import Network, relu
-from .qq import common_denominator, q_to_float
+from .qq import q_to_float
 
 __all__ = [
     "PointSet",
@@ -429,11 +429,9 @@ def stacked_jacobian(net: Network, points: Sequence[Sequence[fmpq]]) -> list[lis
 class ModularJacobian:
     """Exact activation patterns of a batch of points, then the Jacobian rows modulo a prime ``p``.
 
-    *Patterns (exact).* Layer ``l`` is stored as the integer matrix ``[Wz_l | bz_l] = d_l [W_l | b_l]``
-    (``d_l`` the least common denominator). Point ``x_k`` is the integer column ``e_k x_k``
-    (``e_k`` the lcm of its denominators), with ``s_k = e_k``. Then ``Zz = [Wz | bz] [H; s]``
-    is ``d_l s_k`` times the true pre-activation of column ``k``; as ``d_l s_k > 0`` the signs
-    are exact; ``relu(Zz)`` with ``s_k <- d_l s_k`` carries on to the next layer.
+    *Patterns (exact).* The signs of the integer pre-activations of
+    :meth:`exactnet.fasteval.ClearedNetwork.integer_preactivations` (homogeneous integer columns,
+    one positive denominator per point, so the signs are those of the true pre-activations).
 
     *Rows modulo p.* The entries of ``J(z)`` are polynomials in the weights and in ``z``
     (pattern frozen), so their residues are computed from the residues of the weights and of
@@ -448,12 +446,6 @@ class ModularJacobian:
 
         self.net = net
         self._np = np
-        self.cleared = []
-        for layer in net.layers:
-            d = common_denominator(list(chain.from_iterable(layer.weights)) + list(layer.biases))
-            rows = [[int(v.p) * (d // int(v.q)) for v in row] + [int(bv.p) * (d // int(bv.q))]
-                    for row, bv in zip(layer.weights, layer.biases)]
-            self.cleared.append(fmpz_mat(rows))
         for q in ([p] if p is not None else SMALL_PRIMES):
             ws = [[[residue(v, q) for v in row] for row in layer.weights] for layer in net.layers]
             bs = [[residue(v, q) for v in layer.biases] for layer in net.layers]
@@ -465,7 +457,7 @@ class ModularJacobian:
                 break
         else:  # pragma: no cover - four primes near 2^31 all divide a denominator
             raise LimitError("every small prime divides a denominator of the weights")
-        if max(net.architecture) >= 1 << 15:  # pragma: no cover - the split product needs n < 2^15
+        if max(net.architecture) >= 1 << 15:  # pragma: no cover - the documented limit (matmul_mod_p allows 2^21)
             raise LimitError("layers wider than 32767 are not supported by the modular Jacobian")
 
     def patterns(self, points: Sequence[Sequence[fmpq]]):
@@ -473,32 +465,15 @@ class ModularJacobian:
         is True when no hidden pre-activation vanishes at point ``k`` (all exact)."""
         np = self._np
         K = len(points)
-        cols, scale = [], []
-        for x in points:
-            e = common_denominator(x)
-            cols.append([int(v.p) * (e // int(v.q)) for v in x])
-            scale.append(e)
-        H = [list(r) for r in zip(*cols)] if K else [[] for _ in range(self.net.input_dim)]
+        hidden = self.net.cleared_network().integer_preactivations(points)[:-1] if K else \
+            [([[] for _ in range(n)], []) for n in self.net.architecture[1:-1]]
         masks = []
         strict = np.ones(K, dtype=bool)
-        for l in range(self.net.depth - 1):
-            Zz = (self.cleared[l] * fmpz_mat(H + [scale])).tolist() if K else [[] for _ in range(self.net.architecture[l + 1])]
+        for Zz, _ in hidden:
             M = np.array([[v > 0 for v in row] for row in Zz], dtype=bool).reshape(len(Zz), K)
             strict &= ~np.array([[v == 0 for v in row] for row in Zz], dtype=bool).reshape(len(Zz), K).any(axis=0)
             masks.append(M)
-            H = [[v if v > 0 else 0 for v in row] for row in Zz]
-            d = self._den(l)
-            scale = [s * d for s in scale]
         return masks, strict
-
-    def _den(self, l: int) -> int:
-        layer = self.net.layers[l]
-        return common_denominator(list(chain.from_iterable(layer.weights)) + list(layer.biases))
-
-    def _mulmod(self, A, B):
-        # A, B with entries in [0, p), p < 2^31: split B into 16-bit halves so no sum overflows.
-        p = self.p
-        return ((A @ (B >> 16) % p) * 65536 + A @ (B & 0xFFFF)) % p
 
     def point_residues(self, points: Sequence[Sequence[fmpq]]):
         """Residues of the points (``K x n0``), and the indices of the points whose denominators are prime to ``p``."""
@@ -518,7 +493,7 @@ class ModularJacobian:
         K = X.shape[0]
         H = [X.T.copy()]
         for l in range(L - 1):
-            Z = (self._mulmod(self.W[l], H[-1]) + self.b[l][:, None]) % p
+            Z = (matmul_mod_p(self.W[l], H[-1], p) + self.b[l][:, None]) % p
             H.append(Z * masks[l])
         blocks_per_o = []
         for o in range(m):
@@ -527,7 +502,7 @@ class ModularJacobian:
             c[o] = 1
             cs[L - 1] = c
             for l in range(L - 2, -1, -1):
-                cs[l] = self._mulmod(self.W[l + 1].T.copy(), cs[l + 1]) * masks[l]
+                cs[l] = matmul_mod_p(self.W[l + 1].T.copy(), cs[l + 1], p) * masks[l]
             blocks = []
             for l in range(L):
                 blocks.append((cs[l].T[:, :, None] * H[l].T[:, None, :] % p).reshape(K, -1))

@@ -53,19 +53,9 @@ def sensitivities(net: Network, pattern: dict, l: int) -> list[list[fmpq]] | Non
     """``c_(l,i)`` (a vector over the outputs) for every ``i`` of layer ``l``, or None when some neuron
     of layers ``l..L-1`` has no state in ``pattern`` (``(layer, index) -> bool``, True = active)."""
     L, A = net.depth, net.architecture
-    W = net.weights(L)
-    c = [[W[o][k] for o in range(A[L])] for k in range(A[L - 1])]  # before the indicator of L-1
-    for layer in range(L - 1, l - 1, -1):
-        states = [pattern.get((layer, k)) for k in range(A[layer])]
-        if any(s is None for s in states):
-            return None
-        c = [row if s else [fmpq(0)] * A[L] for row, s in zip(c, states)]
-        if layer == l:
-            return c
-        Wl = net.weights(layer)
-        c = [[sum((Wl[m][i] * c[m][o] for m in range(A[layer]) if Wl[m][i] and c[m][o]), fmpq(0))
-              for o in range(A[L])] for i in range(A[layer - 1])]
-    return None
+    if l >= L or any(pattern.get((layer, k)) is None for layer in range(l, L) for k in range(A[layer])):
+        return None
+    return _sensitivity_layers(net, pattern, l)[l]
 
 
 def _sensitivity_layers(net: Network, pattern: dict, lowest: int) -> dict[int, list[list[fmpq]]]:

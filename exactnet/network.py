@@ -19,12 +19,15 @@ can insist on points off every bent hyperplane.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from flint import fmpq, fmpq_mat
 
 from .errors import ShapeError
 from .qq import Q0, to_q
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .fasteval import ClearedNetwork
 
 __all__ = ["Network", "Layer", "relu"]
 
@@ -247,9 +250,9 @@ class Network:
         """:meth:`preactivations` at many points (integer matrix products, :mod:`exactnet.fasteval`;
         the same exact values)."""
         pts = [self._check_point(x) for x in xs]
-        return self._cleared_network().preactivations_batch(pts) if pts else []
+        return self.cleared_network().preactivations_batch(pts)
 
-    def _cleared_network(self):
+    def cleared_network(self) -> ClearedNetwork:
         """The network with denominators cleared per layer (:mod:`exactnet.fasteval`), built once."""
         if self._cleared is None:
             from .fasteval import ClearedNetwork
@@ -269,7 +272,7 @@ class Network:
         ``fmpq_mat`` version the tests compare against.
         """
         pts = [self._check_point(x) for x in xs]
-        return self._cleared_network().evaluate_batch(pts) if pts else []
+        return self.cleared_network().evaluate_batch(pts) if pts else []
 
     def evaluate_batch_reference(self, xs: Iterable[Sequence[object]]) -> list[list[fmpq]]:
         """Exact outputs at many points, using ``fmpq_mat`` products layer by layer."""

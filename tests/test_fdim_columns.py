@@ -45,8 +45,8 @@ def test_sensitivities_are_the_derivatives_in_the_biases(arch, seed):
 
 @pytest.mark.parametrize("arch,seed", [((2, 3, 3, 2), 3), ((3, 2, 3, 2, 1), 4), ((3, 3, 3, 3, 3, 2), 5)])
 def test_one_backward_pass_gives_every_layer(arch, seed):
-    """column_candidates' one-pass table equals sensitivities() layer by layer (which the test above checks
-    against finite differences)."""
+    """column_candidates' one-pass table (from layer 2) equals sensitivities() at each layer, the entry point
+    that the test above checks against finite differences."""
     net = random_network(arch, seed=seed)
     rng = random.Random(seed)
     for _ in range(8):
