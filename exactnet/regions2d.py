@@ -336,28 +336,6 @@ def _root(box):
     return V, [ylo, xhi, yhi, xlo]
 
 
-def _out_rows(ocols, obias, Gr, bits, D):
-    """The output map's integer rows (flat ``(g0, g1, g2, ...)``, scale ``d_L D``) on a cell
-    whose last hidden layer map is ``M / D`` (``M``: the rows of ``Gr`` where ``bits`` is 1):
-    ``d_L b_L D + sum`` of ``w * Gr[i]`` over the active neurons ``i``."""
-    if len(obias) == 1:
-        o0 = o1 = 0
-        o2 = obias[0] * D
-        for b, col, r in zip(bits, ocols, Gr):
-            if b:
-                w = col[0]
-                if w:
-                    o0 += w * r[0]
-                    o1 += w * r[1]
-                    o2 += w * r[2]
-        return (o0, o1, o2)
-    out = [x for b in obias for x in (0, 0, b * D)]
-    for b, col, r in zip(bits, ocols, Gr):
-        if b:
-            out = list(map(_add, out, _incs(col, r)))
-    return tuple(out)
-
-
 def _incs(col, gi):
     """The output map's increment when a neuron turns active: ``w * gi`` for each output
     weight ``w`` in ``col`` (``gi``: the neuron's row of the layer's map), flat like ``out``."""
@@ -392,7 +370,6 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
         last = l == L - 1
         if last:
             ocols = [[wr[i] for wr in Wout] for i in range(net.architecture[l])]
-            obias = [wr[-1] for wr in Wout]
         for cell, (G, S, mins, maxs) in items:
             nl = len(G)
             CV, CE = cell.V, cell.E
@@ -422,7 +399,7 @@ def compute_cells_2d(net, box, max_cells, timeout, progress, start):
             # the next layer's map M / D: the rows of G for the active neurons (G and S are
             # already divided by their gcd, see _next_batch)
             Gr, D = G, S
-            out = _out_rows(ocols, obias, Gr, bits, D) if last else None
+            out = tuple(_chain(*_G_py(Wout, Gr, bits, D))) if last else None
             # sub-nodes: (V, E, bits, sides, forced-extra, output rows)
             nodes = [(CV, CE, bits, sides, {}, out)]
             inv = fmpq(1, S) if cut else None

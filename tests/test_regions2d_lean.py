@@ -53,17 +53,14 @@ def test_lazy_forced_entries_resolve_as_records(arch, box, kw):
 
 @pytest.mark.parametrize("arch, box, kw", _NETS)
 def test_output_rows_equal_the_layer_product(arch, box, kw):
-    """:func:`regions2d._out_rows` (the output map summed over the active neurons) against
+    """:func:`regions2d._G_py` (the output map summed over the active neurons) against
     ``[d W | d b] [M; 0 0 D]`` (:func:`regions2d._layer_G`) on every leaf's parent map."""
     net = random_network(arch, seed=8, **kw)
     qbox = None if box is None else (fmpq(box[0]), fmpq(box[1]))
     leaves, ints = regions2d.compute_cells_2d(net, qbox, None, None, None, time.monotonic())
     Wout = ints[-1][0]
-    n = net.architecture[-2]
-    ocols = [[wr[i] for wr in Wout] for i in range(n)]
-    obias = [wr[-1] for wr in Wout]
     for leaf in leaves:
-        got = regions2d._out_rows(ocols, obias, leaf.Gr, leaf.nb, leaf.D)
+        got = [x for r in regions2d._G_py(Wout, leaf.Gr, leaf.nb, leaf.D) for x in r]
         G, _, _, _ = regions2d._layer_G(ints[-1], regions2d.leaf_M(leaf), leaf.D)
         assert list(got) == [x for r in G for x in r]
         assert list(leaf.out) == list(got)  # leaf.out: the same rows, accumulated along the cuts
