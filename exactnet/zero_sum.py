@@ -16,28 +16,39 @@ What is searched, and why this way:
    valuation). *Sign rule:* if in one coordinate no remaining vector is negative, the positive ones
    lie in no zero-sum subset (and symmetrically). Both are applied until nothing changes; a zero
    vector is a zero-sum subset by itself.
-2. **Dynamic programming over the reachable sums**, one vector at a time, keeping for every
-   distinct sum one subset that reaches it (a parent pointer). A zero-sum subset whose largest
-   index (in the processing order) is ``j`` is found at step ``j`` as the sum ``-v_j`` reached by
-   the earlier vectors. Small-denominator weights make many subsets share a sum, and the
-   vectors are processed in the order of their denominators (lcm over the coordinates, then the
-   largest numerator): the sums of the vectors whose denominators divide ``D`` lie in the lattice
-   ``(1/D) Z^k``, so the sets of reachable sums stay small and collide early. The states are
-   integer ``numpy`` rows scaled to the common denominator of the vectors processed so far (the
-   scale grows with the denominators); a 64-bit hash of a row serves as its key and equal keys
-   are compared row by row, so a hash collision can only make the search incomplete, never
-   wrong.
-3. **The bound.** When more than ``max_states`` distinct sums are reachable, the ``max_states``
+2. **Dynamic programming over the reachable sums, met in the middle.** The vectors are put in the
+   order of their denominators (lcm over the coordinates, then the largest numerator) and dealt
+   alternately to two halves ``A`` and ``B``, so that both see every denominator. For ``A``, one
+   vector at a time, the programme keeps every distinct reachable sum with one subset that
+   reaches it (a parent pointer); a zero-sum subset of ``A`` whose last vector is ``j`` shows up at
+   step ``j`` as the sum ``-v_j`` of earlier vectors. ``B`` is grown the same way, and every sum
+   ``s`` it reaches (a nonempty subset of ``B``) is looked up as ``-s`` among the final sums of ``A``
+   (the empty subset of ``A`` included): so every zero-sum ``S`` is met at the step of the last
+   vector of ``S`` in ``B``. Why this works on small-denominator weights: many subsets share a sum
+   -- the sums of the vectors whose denominators divide ``D`` lie in the lattice ``(1/D) Z^k`` and,
+   in the denominator order, collide early -- so the sets stay small, and the final join pairs
+   every kept sum of ``B`` with every kept sum of ``A`` (``|A| |B|`` combinations for the price of a
+   sort). The sums are exact integer ``numpy`` rows at the common denominator of the vectors
+   searched (vectors whose sums would pass ``2^60`` are left out, and the search is then
+   incomplete); a 64-bit hash of a row serves as its key and equal keys are compared row by row,
+   so a hash collision can only make the search incomplete, never wrong.
+3. **The bound.** When a half reaches more than ``max_states`` distinct sums, the ``max_states``
    sums nearest to ``0`` (maximum norm) are kept and the rest are forgotten (a beam): the search
-   is then incomplete but still sound. Work is at most ``len(vectors) * 2 max_states`` row
-   operations. Without truncation (and without a hash collision or an integer bound reached) the
-   search is *complete*: ``complete=True`` with ``subset=None`` means no nonempty zero-sum subset
-   exists.
+   is then incomplete but still sound. The work is ``O(len(vectors) max_states log max_states)``
+   (a sort of at most ``2 max_states`` keys per vector). Without truncation, collision or left-out
+   vectors the search is *complete*: ``complete=True`` with ``subset=None`` means that no nonempty
+   zero-sum subset exists (the brute-force tests rely on this; :mod:`exactnet.shallow` does not,
+   since no certificate rule could replay it).
 
-Floats play no part; lattice reduction (short vectors of the kernel lattice have entries of both
-signs, while a flip set needs ``0/1`` entries) and meet in the middle on chosen subsets
-(``2^(k/2)`` sums even when almost all of them coincide) were the alternatives considered; the
-dynamic programme exploits the coincidences instead.
+Floats play no part. Alternatives considered: lattice reduction (the short vectors of the kernel
+lattice have entries of both signs and of size above 1, while a flip set needs ``0/1`` entries; at
+the high densities met here, ``2^64`` subsets against about ``2^48`` sums, the ``0/1`` vectors are far
+from the shortest) and a plain meet in the middle on chosen subsets (``2^(k/2)`` sums per half even
+when almost all of them coincide); the dynamic programme exploits the coincidences instead. On 40
+random ``(2, 64, 1)`` and ``(2, 40, 1)`` networks with nonzero weights (the law of
+:mod:`exactnet.randnet` without zeros) it finds a flip set in every one of the 74 cases that reach
+it, in at most about 0.1 s with ``MAX_STATES = 2^12``; for ``(3, 64, 1)`` and ``(2, 64, 2)`` (3 and 4
+dimensions) it rarely does at that bound.
 """
 
 from __future__ import annotations
@@ -114,9 +125,8 @@ def _order(vectors: Sequence[Sequence[fmpq]], idx: list[int]) -> list[int]:
     return sorted(idx, key=key)
 
 
-def _dedup(rows: np.ndarray, coeffs: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Indices of the first row of each distinct row (stable), and whether a hash collided."""
-    keys = rows @ coeffs  # wraps modulo 2^64: a hash, compared row by row below
+def _dedup(rows: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Indices of the first row of each distinct row (ascending), and whether a hash collided."""
     order = np.argsort(keys, kind="stable")
     ks = keys[order]
     first = np.ones(len(ks), dtype=bool)
@@ -124,6 +134,67 @@ def _dedup(rows: np.ndarray, coeffs: np.ndarray) -> tuple[np.ndarray, bool]:
     dup = np.flatnonzero(~first)
     collided = bool(dup.size) and bool((rows[order[dup]] != rows[order[dup - 1]]).any())
     return np.sort(order[first]), collided
+
+
+class _Reach:
+    """The reachable sums of a growing set of vectors (step 2): integer rows, state ids, parents.
+
+    Id 0 is the empty set; every other id records the vector added last and the id it extends,
+    so :meth:`subset` walks back to the vectors of a state."""
+
+    def __init__(self, k: int, coeffs: np.ndarray, max_states: int) -> None:
+        self.coeffs, self.max_states = coeffs, max_states
+        self.sums = np.zeros((1, k), dtype=np.int64)
+        self.ids = np.zeros(1, dtype=np.int64)
+        self.parents: list[np.ndarray] = [np.array([-1], dtype=np.int64)]
+        self.items: list[np.ndarray] = [np.array([-1], dtype=np.int64)]
+        self.next_id, self.complete, self.peak = 1, True, 1
+
+    def keys(self, rows: np.ndarray) -> np.ndarray:
+        return rows @ self.coeffs  # wraps modulo 2^64: a hash, always confirmed row by row
+
+    def add(self, j: int, u: np.ndarray) -> None:
+        """Add vector ``j`` (integer row ``u``): every state ``s`` also reaches ``s + u``."""
+        cand = self.sums + u
+        rows = np.concatenate([self.sums, cand])
+        keep, collided = _dedup(rows, self.keys(rows))
+        self.complete = self.complete and not collided
+        old = len(self.sums)
+        new = keep[keep >= old] - old
+        new_ids = np.arange(self.next_id, self.next_id + len(new), dtype=np.int64)
+        self.parents.append(self.ids[new])
+        self.items.append(np.full(len(new), j, dtype=np.int64))
+        self.next_id += len(new)
+        self.sums = rows[keep]
+        self.ids = np.concatenate([self.ids[keep[keep < old]], new_ids])
+        if len(self.sums) > self.max_states:  # the beam: keep the sums nearest to 0
+            self.complete = False
+            near = np.argpartition(np.abs(self.sums).max(axis=1), self.max_states - 1)[:self.max_states]
+            self.sums, self.ids = self.sums[near], self.ids[near]
+        self.peak = max(self.peak, len(self.sums))
+
+    def subset(self, sid: int) -> list[int]:
+        par, itm = np.concatenate(self.parents), np.concatenate(self.items)
+        out = []
+        while sid > 0:
+            out.append(int(itm[sid]))
+            sid = int(par[sid])
+        return out
+
+
+def _opposite(cand: np.ndarray, ckeys: np.ndarray, sums: np.ndarray, skeys_sorted: np.ndarray,
+              order: np.ndarray) -> tuple[int, int] | None:
+    """``(a, b)`` with ``cand[a] = -sums[b]`` (keys propose, rows decide), or None."""
+    want = -ckeys
+    pos = np.searchsorted(skeys_sorted, want)
+    pos[pos == len(skeys_sorted)] = 0
+    for a in np.flatnonzero(skeys_sorted[pos] == want):
+        t = pos[a]
+        while t < len(skeys_sorted) and skeys_sorted[t] == want[a]:
+            if not (cand[a] + sums[order[t]]).any():
+                return int(a), int(order[t])
+            t += 1
+    return None
 
 
 def zero_sum_subset(vectors: Sequence[Sequence[fmpq]], max_states: int = MAX_STATES,
@@ -141,54 +212,37 @@ def zero_sum_subset(vectors: Sequence[Sequence[fmpq]], max_states: int = MAX_STA
     if not idx:
         return ZeroSumResult(None, True, 1, 0)
     k = len(vectors[0])
-    rng = random.Random(seed)
-    coeffs = np.array([rng.getrandbits(63) | 1 for _ in range(k)], dtype=np.int64)
-    L = 1
-    sums = np.zeros((1, k), dtype=np.int64)
-    ids = np.zeros(1, dtype=np.int64)  # state id of each row; id 0 is the empty set
-    parents: list[np.ndarray] = [np.array([-1], dtype=np.int64)]
-    items: list[np.ndarray] = [np.array([-1], dtype=np.int64)]
-    next_id, complete, peak = 1, True, 1
-    for j in _order(vectors, idx):
-        v = vectors[j]
-        L2 = lcm(L, *[int(x.q) for x in v])
-        top = int(np.abs(sums).max())
-        big = max(abs(int(x * L2)) for x in v)
-        if top * (L2 // L) + big >= _BOUND:
+    order, L, total, complete = [], 1, 0, True
+    for j in _order(vectors, idx):  # the prefix whose sums fit the integer bound
+        L2 = lcm(L, *[int(x.q) for x in vectors[j]])
+        t2 = total * (L2 // L) + max(abs(int(x * L2)) for x in vectors[j])
+        if t2 >= _BOUND:
             complete = False
             break
-        if L2 != L:
-            sums = sums * (L2 // L)
-            L = L2
-        u = np.array([int(x * L) for x in v], dtype=np.int64)
-        cand = sums + u
+        order.append(j)
+        L, total = L2, t2
+    ints = {j: np.array([int(x * L) for x in vectors[j]], dtype=np.int64) for j in order}
+    rng = random.Random(seed)
+    coeffs = np.array([rng.getrandbits(63) | 1 for _ in range(k)], dtype=np.int64)
+
+    def done(S: list[int]) -> ZeroSumResult:
+        assert S and all(sum((vectors[t][i] for t in S), fmpq(0)) == 0 for i in range(k))
+        return ZeroSumResult(tuple(sorted(S)), complete and A.complete and B.complete,
+                             max(A.peak, B.peak), len(idx))
+    A, B = _Reach(k, coeffs, max_states), _Reach(k, coeffs, max_states)
+    for j in order[0::2]:
+        cand = A.sums + ints[j]
         hit = np.flatnonzero(~cand.any(axis=1))
         if hit.size:
-            S = _walk(parents, items, int(ids[hit[0]])) + [j]
-            assert all(sum((vectors[t][i] for t in S), fmpq(0)) == 0 for i in range(k))
-            return ZeroSumResult(tuple(sorted(S)), complete, peak, len(idx))
-        rows = np.concatenate([sums, cand])
-        keep, collided = _dedup(rows, coeffs)
-        complete = complete and not collided
-        new = keep[keep >= len(sums)] - len(sums)
-        new_ids = np.arange(next_id, next_id + len(new), dtype=np.int64)
-        parents.append(ids[new])
-        items.append(np.full(len(new), j, dtype=np.int64))
-        next_id += len(new)
-        sums = rows[keep]
-        ids = np.concatenate([ids[keep[keep < len(ids)]], new_ids])
-        if len(sums) > max_states:
-            complete = False
-            near = np.argpartition(np.abs(sums).max(axis=1), max_states - 1)[:max_states]
-            sums, ids = sums[near], ids[near]
-        peak = max(peak, len(sums))
-    return ZeroSumResult(None, complete, peak, len(idx))
-
-
-def _walk(parents: list[np.ndarray], items: list[np.ndarray], sid: int) -> list[int]:
-    par, itm = np.concatenate(parents), np.concatenate(items)
-    out = []
-    while sid > 0:
-        out.append(int(itm[sid]))
-        sid = int(par[sid])
-    return out
+            return done(A.subset(int(A.ids[hit[0]])) + [j])
+        A.add(j, ints[j])
+    akeys = A.keys(A.sums)
+    aorder = np.argsort(akeys, kind="stable")
+    akeys = akeys[aorder]
+    for j in order[1::2]:
+        cand = B.sums + ints[j]
+        hit = _opposite(cand, B.keys(cand), A.sums, akeys, aorder)
+        if hit is not None:
+            return done(B.subset(int(B.ids[hit[0]])) + [j] + A.subset(int(A.ids[hit[1]])))
+        B.add(j, ints[j])
+    return ZeroSumResult(None, complete and A.complete and B.complete, max(A.peak, B.peak), len(idx))
