@@ -16,8 +16,22 @@ Networks ``f(x) = V relu(W x + b) + d`` (architecture ``(n0, n, m)``). The mathe
   rank-``r`` linear term) reproduces the linear part (Theorem 4). ``IDENTIFIABLE`` comes with a
   certificate (rule ``shallow-1`` without pairs, ``shallow-2`` with pairs), ``HIDDEN-SYMMETRY``
   with ``theta'`` verified exactly (equal invariants, different orbit keys), ``UNDECIDED`` only
-  when a search limit is reached (subset sum beyond ``MAX_EXHAUSTIVE``; more than
-  ``MAX_MODE_CONFIGS`` class-mode configurations).
+  when a search limit is reached and the bounded witness search below finds nothing.
+
+Beyond the certifiable limits, a **bounded witness search** (:mod:`exactnet.zero_sum`: exact
+p-adic and sign pruning, then a dynamic programme over reachable sums in denominator order, met in
+the middle, at most ``MAX_STATES`` sums per half) looks for a zero-sum subset; it can only add
+HIDDEN-SYMMETRY answers, never IDENTIFIABLE:
+
+* ``q = 0`` (every class one neuron) when more than ``MAX_EXHAUSTIVE`` neurons remain after the
+  polynomial steps of Lemma 4: a flip set ``S`` among the remaining flip vectors, reported as
+  ``theta_S`` (:func:`flip_network`) once :func:`_hidden` has checked it (Theorem 1 and Lemma 3);
+* ``q >= 1`` when ``N(p, q)`` exceeds ``MAX_MODE_CONFIGS`` (after Lemma 5 when ``q = 1``) and the
+  first ``MAX_MODE_SEARCH`` configurations hold no witness: ``T = Q`` (so ``r(T) = 0``) and a
+  nonempty set of singles out of their own mode whose terms of ``D(T, nu)`` vanish modulo
+  ``span U_Q``, reported as the Step 3 ``theta'`` after the same exact check. Other ``T`` (and the
+  rank conditions of ``r(T) >= 1``) are searched only within the first ``MAX_MODE_SEARCH``
+  configurations.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ from .errors import ShapeError
 from .modrank import nullspace_basis
 from .network import Layer, Network, relu
 from .qq import Q0, Q1
+from .zero_sum import MAX_STATES, zero_sum_subset
 
 __all__ = [
     "ShallowInvariants",
@@ -451,6 +466,12 @@ def mode_configurations(p: int, q: int) -> int:
     return sum(comb(p, k) * 2 ** (p - k) for k in range(q % 2, q + 1, 2))
 
 
+def _D(cls: list[_Class], coef: dict, n0: int, m: int) -> list[list[fmpq]]:
+    """``D = sum_C coef[C] u_C^T`` (``m x n0``) over the classes ``C`` in ``coef``."""
+    return [[sum((cf[o] * cls[i].u[t] for i, cf in coef.items() if cf[o] != 0), Q0) for t in range(n0)]
+            for o in range(m)]
+
+
 def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict | None = None):
     """First nontrivial ``(T, nu, D)`` with ``rk_T(D) <= r(T)`` (Theorem 4 (ii)), or None.
 
@@ -458,6 +479,13 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict |
     from itertools import combinations, product
 
     p, q = len(cls), sum(C.pair for C in cls)
+    terms: dict = {}  # (i, v) -> the m x n0 matrix (kappa_C - a_C(v)) u_C^T, or None when it is 0
+
+    def term(i: int, v: int):
+        if (i, v) not in terms:
+            cf = [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
+            terms[i, v] = fmpq_mat([[c * x for x in cls[i].u] for c in cf]) if any(c != 0 for c in cf) else None
+        return terms[i, v]
     seen = 0
     for k in range(q % 2, q + 1, 2):
         r = (q - k) // 2
@@ -470,11 +498,13 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict |
                 seen += 1
                 if seen > limit:
                     return "limit"
-                coef = {i: [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)] for i, v in zip(out, nu)}
-                if all(all(x == 0 for x in cf) for cf in coef.values()):
+                parts = [X for X in (term(i, v) for i, v in zip(out, nu)) if X is not None]
+                if not parts:
                     continue  # the trivial pair: T = Q, own modes
-                D = [[sum((coef[i][o] * cls[i].u[t] for i in out if coef[i][o] != 0), Q0) for t in range(n0)]
-                     for o in range(m)]
+                Dm = parts[0]
+                for X in parts[1:]:
+                    Dm = Dm + X
+                D = [[Dm[o, t] for t in range(n0)] for o in range(m)]
                 if _rank_rows(D + UT) - rT <= r:
                     return T, dict(zip(out, nu)), D
     return None
@@ -591,6 +621,38 @@ def _dependent_pairs_network(net: Network, cls: list[_Class], beta: list[fmpq]) 
     return _fix_d(net, W, b, V2)
 
 
+def _pair_modes_witness(cls: list[_Class], n0: int, m: int):
+    """A nontrivial ``(T, nu, D)`` with ``T = Q`` (so ``r(T) = 0``) found by the bounded witness search.
+
+    With ``T = Q`` a nontrivial ``nu`` flips a nonempty set ``S`` of singles out of their own mode,
+    and ``rk_T(D) = 0`` says that the rows of ``D = sum_(C in S) (kappa_C - a_C(nu_C)) u_C^T`` lie in
+    ``span U_Q``: the vectors ``(kappa_C - a_C(flipped)) (e . u_C)`` (``e`` over a basis of the
+    annihilator of ``U_Q``) must sum to zero over ``S``: a flip-set question in ``m (n0 - rank U_Q)``
+    dimensions. Returns None when :func:`exactnet.zero_sum.zero_sum_subset` finds nothing (the
+    caller then stays UNDECIDED; ``T != Q`` and ``r(T) >= 1`` are not searched here)."""
+    T = tuple(i for i, C in enumerate(cls) if C.pair)
+    singles = [i for i, C in enumerate(cls) if not C.pair]
+    if not singles:
+        return None
+    perp = nullspace_basis([cls[i].u for i in T], n0)
+    own = {i: 0 if cls[i].members[0][1] > 0 else 1 for i in singles}
+
+    def coef(i, v):
+        return [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
+    vecs = []
+    for i in singles:
+        cf = coef(i, 1 - own[i])
+        dots = [sum((e[t] * cls[i].u[t] for t in range(n0) if e[t] != 0), Q0) for e in perp]
+        vecs.append([c * dt for c in cf for dt in dots])
+    found = zero_sum_subset(vecs).subset
+    if found is None:
+        return None
+    flipped = {singles[t] for t in found}
+    nu = {i: (1 - own[i] if i in flipped else own[i]) for i in singles}
+    D = _D(cls, {i: coef(i, nu[i]) for i in singles}, n0, m)
+    return T, nu, D
+
+
 def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
     n0, n, m = net.architecture
     pairs = [C for C in cls if C.pair]
@@ -622,6 +684,8 @@ def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
         else:
             allowed = None
     found = _mode_search(cls, n0, m, min(total, MAX_MODE_SEARCH) if total > MAX_MODE_CONFIGS else total, allowed)
+    if found in (None, "limit") and total > MAX_MODE_CONFIGS:
+        found = _pair_modes_witness(cls, n0, m)
     if found not in (None, "limit"):
         T, nu, D = found
         cand = _class_modes_network(net, cls, T, nu, D)
@@ -635,7 +699,8 @@ def _decide_theorem4(net: Network, cls: list[_Class]) -> Verdict:
     if total > MAX_MODE_CONFIGS:
         return Verdict("UNDECIDED", f"{q} visible opposite pairs among {p} classes: Theorem 4 needs {total} "
                        f"class-mode configurations, more than the certificate limit {MAX_MODE_CONFIGS}; no witness "
-                       f"among the first {MAX_MODE_SEARCH}")
+                       f"among the first {MAX_MODE_SEARCH}, nor by the bounded zero-sum witness search for T = Q "
+                       f"(exactnet.zero_sum, at most {MAX_STATES} reachable sums per half)")
     return Verdict("IDENTIFIABLE", f"{p} classes ({q} visible opposite pairs with independent directions); no other "
                    "choice of class modes and spare neurons reproduces the linear part (Theorem 4)",
                    None, None, body)
@@ -673,9 +738,20 @@ def decide_shallow(net: Network) -> Verdict:
                            flip_network(net, S), ["mechanism flip-set", "equivalence shallow-invariants"])
         body.append("exclude exhaustive")
         R = []
-    if R:
+    if R:  # beyond the certifiable steps: a bounded witness search, which can only find
+        res = zero_sum_subset([vecs[j] for j in R])
+        if res.subset is not None:
+            S = tuple(R[t] for t in res.subset)
+            cand = flip_network(net, S)
+            if _hidden(net, cand):
+                return Verdict("HIDDEN-SYMMETRY", f"flip-set {list(S)}: sum of V_j w_j^T over S is 0 (found by the "
+                               "bounded zero-sum witness search)", "flip-set", cand,
+                               ["mechanism flip-set", "equivalence shallow-invariants"])
         return Verdict("UNDECIDED", f"{len(R)} neurons remain for the flip-set question (subset sum) after "
-                       f"the polynomial steps; exhaustive search is limited to {MAX_EXHAUSTIVE}")
+                       f"the polynomial steps; exhaustive search is limited to {MAX_EXHAUSTIVE}, and the bounded "
+                       f"zero-sum witness search (exactnet.zero_sum, at most {MAX_STATES} reachable sums per half) "
+                       "found no flip set" + ("; it covered every subset, so none exists, but no certificate "
+                                              "rule replays that search" if res.complete else ""))
     return Verdict("IDENTIFIABLE", "no zero rows or columns, distinct hyperplanes, no flip set (Theorem 2)",
                    None, None, body)
 
