@@ -22,7 +22,6 @@ from exactnet.cert_shallow import certificate_for
 from exactnet.network import Network
 from exactnet.randnet import random_network
 from exactnet.shallow import _classes, decide_shallow, flip_vectors, orbit_key, shallow_equivalent
-from exactnet.symmetry import same_orbit
 from exactnet.zero_sum import MAX_STATES, prune, zero_sum_subset
 from proofs.check import check_text
 
@@ -113,7 +112,7 @@ def _assert_hidden(net, v):
     other = v.other
     assert shallow_equivalent(net, other).equivalent
     assert net.evaluate_batch(_pts(net.input_dim)) == other.evaluate_batch(_pts(net.input_dim))
-    assert orbit_key(net) != orbit_key(other) and not same_orbit(net, other)
+    assert orbit_key(net) != orbit_key(other)  # Lemma 3: a complete orbit invariant for one hidden layer
     assert check_text(certificate_for(net, v))[:2] == (0, "s VERIFIED HIDDEN-SYMMETRY")
 
 
@@ -124,16 +123,16 @@ def _nonzero(rng, mn=9, md=5):
             return fmpq(p, rng.randint(1, md))
 
 
-def _nonzero_network(arch, seed, pair=False):
+def _nonzero_network(arch, seed, pair=False, mn=9, md=5):
     """The law of exactnet.randnet without zero weights (so no zero row or column mechanism)."""
     rng = random.Random(seed)
     n0, n, m = arch
-    W = [[_nonzero(rng) for _ in range(n0)] for _ in range(n)]
-    b = [_nonzero(rng) for _ in range(n)]
+    W = [[_nonzero(rng, mn, md) for _ in range(n0)] for _ in range(n)]
+    b = [_nonzero(rng, mn, md) for _ in range(n)]
     if pair:
         W[1], b[1] = [-2 * x for x in W[0]], -2 * b[0]
-    V = [[_nonzero(rng) for _ in range(n)] for _ in range(m)]
-    return Network.from_lists([(W, b), (V, [_nonzero(rng) for _ in range(m)])])
+    V = [[_nonzero(rng, mn, md) for _ in range(n)] for _ in range(m)]
+    return Network.from_lists([(W, b), (V, [_nonzero(rng, mn, md) for _ in range(m)])])
 
 
 @pytest.mark.parametrize("seed", [0, 6])
@@ -233,5 +232,29 @@ def test_forced_class_mode_witnesses_are_verified(net):
         sh.mode_configurations, sh.MAX_MODE_SEARCH = orig_count, orig_scan
     if forced.verdict != "UNDECIDED":
         assert forced.verdict == plain.verdict
+    if forced.verdict == "HIDDEN-SYMMETRY":
+        _assert_hidden(net, forced)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.tuples(st.integers(1, 3), st.integers(3, 12), st.integers(1, 2)), st.integers(0, 10**6),
+       st.integers(1, 3))
+def test_forced_flip_set_witnesses_agree_with_the_exhaustive_answer(arch, seed, max_den):
+    # MAX_EXHAUSTIVE = 0: every q = 0 network left undecided by the polynomial steps goes to the
+    # witness search, whose answers must agree with the exhaustive (certified) verdict
+    net = _nonzero_network(arch, seed, mn=3, md=max_den)
+    plain = decide_shallow(net)
+    orig = sh.MAX_EXHAUSTIVE
+    sh.MAX_EXHAUSTIVE = 0
+    try:
+        forced = decide_shallow(net)
+    finally:
+        sh.MAX_EXHAUSTIVE = orig
+    if forced.verdict != "UNDECIDED":
+        assert forced.verdict == plain.verdict
+    else:
+        # at most 12 vectors: the search is complete, and finding none proves Theorem 2's condition
+        assert "witness search" in forced.reason and "none exists" in forced.reason
+        assert plain.verdict == "IDENTIFIABLE"
     if forced.verdict == "HIDDEN-SYMMETRY":
         _assert_hidden(net, forced)
