@@ -4,12 +4,14 @@ Run ``python benchmarks/bench_shallow.py``; prints one row per architecture (see
 networks from exactnet.randnet) with the verdict counts and the mean / max seconds.
 
 Recorded on a shared 2-core machine (load about 3), before and after the bounded zero-sum witness
-search (exactnet.zero_sum) that runs beyond the certifiable limits; the other rows are unchanged::
+search (exactnet.zero_sum) that runs beyond the certifiable limits (seconds; the verdicts of the
+other two rows did not change)::
 
-          arch verdicts                         decide mean decide max check mean total max
-    before (2, 64, 1) HIDDEN-SYMMETRY 8, UNDECIDED 2  0.0684     0.5548     0.0215    0.5548
-    after  (2, 64, 1) HIDDEN-SYMMETRY 10              0.0590     0.4206     0.0196    0.4365
-    after (10, 32, 3) HIDDEN-SYMMETRY 1, IDENTIFIABLE 9  0.0126  0.0165     0.0198    0.0437
+                   arch        verdicts                          decide mean  decide max  check mean  total max
+    before   (2, 64, 1)        HIDDEN-SYMMETRY 8, UNDECIDED 2         0.0684      0.5548      0.0215     0.5548
+    after    (2, 64, 1)        HIDDEN-SYMMETRY 10                     0.0590      0.4206      0.0196     0.4365
+    before  (10, 32, 3)        HIDDEN-SYMMETRY 1, IDENTIFIABLE 9      0.0139      0.0182      0.0227     0.0526
+    after   (10, 32, 3)        HIDDEN-SYMMETRY 1, IDENTIFIABLE 9      0.0126      0.0165      0.0198     0.0437
 
 Seed 0 of (2, 64, 1) is a flip set of 13 neurons found by the witness search, seed 6 a class-mode
 witness for T = Q; the largest time (seed 6) is Lemma 5's LPs and the 1,024-configuration scan
