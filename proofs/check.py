@@ -5,7 +5,6 @@ import hashlib
 import importlib.util
 import json
 import math
-import os
 import re
 import sys
 from collections import namedtuple
@@ -36,15 +35,13 @@ Reject = type("Reject", (CheckError,), {"exit_code": 1})  # well formed, but doe
 Malformed = type("Malformed", (CheckError,), {"exit_code": 2})  # violates the format
 UsageError = type("UsageError", (CheckError,), {"exit_code": 3})  # usage or I/O, e.g. a bad --network file
 
-def require(cond, code, lineno, msg):
-    """Raise ``Reject(code, lineno, msg)`` unless ``cond``."""
+def require(cond, code, lineno, msg, error=Reject):
+    """Raise ``error(code, lineno, msg)`` unless ``cond``."""
     if not cond:
-        raise Reject(code, lineno, msg)
+        raise error(code, lineno, msg)
 
 def wellformed(cond, code, lineno, msg):
-    """Raise ``Malformed(code, lineno, msg)`` unless ``cond``."""
-    if not cond:
-        raise Malformed(code, lineno, msg)
+    require(cond, code, lineno, msg, Malformed)
 
 def trap(fail, fn, *args):
     """``fn(*args)``; a CheckError goes to fail('reject' or 'malformed', code, lineno, msg) (for exactnet)."""
@@ -78,11 +75,8 @@ def dot(a, x):
 def eliminate(M):
     """(rank, determinant if M is square else 0) of a matrix of Fractions: rows cleared of
     denominators, then fraction-free (Bareiss) elimination over the integers, every division exact."""
-    rows, scale = [], 1
-    for r in M:
-        d = math.lcm(*(v.denominator for v in r))
-        rows.append([int(v * d) for v in r])
-        scale *= d
+    dens = [math.lcm(*(v.denominator for v in r)) for r in M]
+    rows, scale = [[int(v * d) for v in r] for r, d in zip(M, dens)], math.prod(dens)
     ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
     for c in range(ncol):
         piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
@@ -94,8 +88,6 @@ def eliminate(M):
         rows[r + 1:] = [[0] * (c + 1) + [(p * v - w[c] * t) // prev for v, t in zip(w[c + 1:], top[c + 1:])]
                         for w in rows[r + 1:]]
         prev, r = p, r + 1
-        if r == len(rows):
-            break
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 def eye(n):
@@ -127,36 +119,34 @@ class Net:
 
 def forward(net, x):
     """Exact evaluation: (list of pre-activation vectors per layer incl. output, output)."""
-    h, pre = list(x), []
-    for l, (W, b) in enumerate(zip(net.W, net.b)):
+    pre = []
+    for W, b in zip(net.W, net.b):
+        h = [max(v, Z) for v in pre[-1]] if pre else list(x)
         pre.append([dot(row, h) + c for row, c in zip(W, b)])
-        h = pre[-1] if l == net.depth - 1 else [v if v > 0 else Z for v in pre[-1]]
-    return pre, h
-
-def _pattern_layers(net, pattern):
-    """Split a 0/1 pattern over the hidden neurons (flat, or one list per layer) into layers."""
-    pattern = [int(bool(p)) for x in pattern for p in (x if isinstance(x, (list, tuple)) else [x])]
-    ends = [sum(net.arch[1:k + 1]) for k in range(len(net.arch) - 1)]
-    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length is not N")
-    return [pattern[a:e] for a, e in zip(ends, ends[1:])]
+    return pre, pre[-1]
 
 def local_affine(net, pattern):
-    """Per layer (output last), the pattern-P affine forms (g, c), z = g.x + c, of the pre-activations."""
-    P, n0, layers = _pattern_layers(net, pattern), net.arch[0], []
+    """Per layer (output last), the affine forms (g, c), z = g.x + c, of the pre-activations when the
+    hidden neurons are active / inactive as the flat 0/1 ``pattern`` says."""
+    wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length is not N")
+    bits, n0, layers = iter(pattern), net.arch[0], []
     cur = [(row, Z) for row in eye(n0)]
-    for l, (W, b) in enumerate(zip(net.W, net.b)):
+    for W, b in zip(net.W, net.b):
         cols, consts = list(zip(*(g for g, _ in cur))), [c for _, c in cur]
         layers.append([([dot(row, col) for col in cols], c + dot(row, consts)) for row, c in zip(W, b)])
-        if l < net.depth - 1:
-            cur = [zi if P[l][i] else ([Z] * n0, Z) for i, zi in enumerate(layers[-1])]
+        cur = [z if next(bits, 1) else ([Z] * n0, Z) for z in layers[-1]]  # unused after the output layer
     return layers
+
+def hidden_forms(net, pattern):
+    """The forms of ``local_affine`` for the hidden neurons, flat (one per pattern bit)."""
+    return [f for layer in local_affine(net, pattern)[:-1] for f in layer]
 
 def in_region(net, pattern, points):
     """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
     every point; then on conv(points) the network equals the pattern-P affine map."""
-    P, forms = _pattern_layers(net, pattern), local_affine(net, pattern)
-    return all((dot(g, x) + c >= 0) if P[l][i] else (dot(g, x) + c <= 0)
-               for x in points for l in range(net.depth - 1) for i, (g, c) in enumerate(forms[l]))
+    forms = hidden_forms(net, pattern)
+    return all(dot(g, x) + c >= 0 if p else dot(g, x) + c <= 0
+               for x in points for p, (g, c) in zip(pattern, forms))
 
 # What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)].
 Cert = namedtuple("Cert", "version kind network other body")
@@ -227,8 +217,7 @@ def load_network_json(text):
     """Parse an ``exactnet-network/1`` file into a Net: JSON integers, or strings holding an integer,
     p/q or a decimal (ASCII digits); floats and anything else refused."""
     def need(cond, msg):
-        if not cond:
-            raise UsageError("E_NETWORK_FILE", 0, msg)
+        require(cond, "E_NETWORK_FILE", 0, msg, UsageError)
     def num(v, l):
         if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
             return Fraction(v)
@@ -279,14 +268,12 @@ def main(argv=None):
     if len(a) != 1 or a[0].startswith("-"):
         print("usage: python proofs/check.py CERT [--network NET.json]", file=sys.stderr)
         return 3
-    try:
+    try:  # check_text reads no file: OSError and UnicodeDecodeError come from reading the two files
         data = Path(a[0]).read_bytes()
         net_text = None if net_path is None else Path(net_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"s NOT VERIFIED\nc line 0 E_IO: {e}")
-        return 3
-    try:
         code, verdict, diags = check_text(data, net_text)
+    except (OSError, UnicodeDecodeError) as e:
+        code, verdict, diags = 3, "s NOT VERIFIED", [f"c line 0 E_IO: {e}"]
     except Exception as e:  # a checker bug: never a traceback, never a verification (tests call check_text)
         code, verdict, diags = 2, "s NOT VERIFIED", [f"c line 0 E_INTERNAL: {type(e).__name__}: {e}"]
     print("\n".join([verdict] + diags))
@@ -294,5 +281,5 @@ def main(argv=None):
 
 if __name__ == "__main__":
     # through the package module, so that this script and the kind modules share one Reject class
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     sys.exit(importlib.import_module("proofs.check").main())

@@ -3,8 +3,8 @@ obstructions, anchor cell, steps and jumps, no flip sets (proofs/lemmas/deep_ide
 
 from itertools import combinations
 
-from proofs.check import Z, dot, eliminate, forward, ints, local_affine, no_flip_set, qs, rank, require
-from proofs.check import wellformed
+from proofs.check import Z, dot, eliminate, forward, hidden_forms, ints, local_affine, no_flip_set, qs, rank
+from proofs.check import require, wellformed
 
 MAX_NODES = 50000
 
@@ -17,13 +17,12 @@ def _points(net, ln, toks, k):
     wellformed(len(toks) == k * n0, "E_SYNTAX", ln, f"expected {k * n0} numbers, got {len(toks)}")
     return [qs(toks[i * n0:(i + 1) * n0], ln) for i in range(k)]
 
-def _forms(net, pat, x=None):
-    """The pattern-P affine forms (g, c) of the hidden pre-activations, flat; their values at x if given."""
-    forms = [f for layer in local_affine(net, pat)[:-1] for f in layer]
-    return forms if x is None else [dot(g, x) + c for g, c in forms]
+def _at(forms, x):
+    return [dot(g, x) + c for g, c in forms]
 
-def _pattern(net, x):
-    return [int(v > 0) for z in forward(net, x)[0][:-1] for v in z]
+def _pre(net, x):
+    """The hidden pre-activations at x, flat (the values of the forms of x's own pattern)."""
+    return [v for z in forward(net, x)[0][:-1] for v in z]
 
 def _kink(net, pat, k, code, ln):
     """Lemma B (i): the output maps with hidden neuron k (flat index) inactive / active differ."""
@@ -40,22 +39,22 @@ def _bend(net, ln, t):
             "need A, B > 0, U != 0 and a hidden neuron")
     z, y = [p - a * d for p, d in zip(x, u)], [p + b * d for p, d in zip(x, u)]
     nu = sum(net.arch[1:lay]) + idx  # the neuron's flat index
-    pat = _pattern(net, [(p + r) / 2 for p, r in zip(z, x)])
-    for k, (vz, vx) in enumerate(zip(_forms(net, pat, z), _forms(net, pat, x))):
+    pat = [int(v > 0) for v in _pre(net, [(p + r) / 2 for p, r in zip(z, x)])]
+    forms = hidden_forms(net, pat)
+    for k, (vz, vx) in enumerate(zip(_at(forms, z), _at(forms, x))):
         require(vz == vx == 0 if k == nu else vz * vx > 0 or (vz == 0) != (vx == 0), "E_BEND", ln,
                 f"hidden neuron {k} breaks the condition on (z, x)")
     _kink(net, pat, nu, "E_BEND", ln)
-    pat = _pattern(net, y)
-    require(all(vy != 0 and (vx == 0 or _sgn(vx) == _sgn(vy))
-                for vx, vy in zip(_forms(net, pat, x), _forms(net, pat, y))), "E_BEND", ln,
+    pre = _pre(net, y)
+    forms = hidden_forms(net, [int(v > 0) for v in pre])
+    require(all(vy != 0 and vx * vy >= 0 for vx, vy in zip(_at(forms, x), pre)), "E_BEND", ln,
             "a hidden neuron vanishes on (x, y]")
     return x
 
 def _covers(net, P, ln0):
     """Lemma C: the tight covers, as lists of spanning point tuples (E_COVER when one is free)."""
-    flats, found, nodes, n0, n1 = {}, [], [0], net.arch[0], net.arch[1]
+    flats, found, nodes, n0, n1 = [{} for _ in P], [], [0], net.arch[0], net.arch[1]
     for i, p in enumerate(P):
-        flats[i] = {}
         for k in range(n0):
             for T in combinations([j for j in range(len(P)) if j != i], k):
                 base = [[r - s for r, s in zip(P[j], p)] for j in T]
@@ -63,7 +62,7 @@ def _covers(net, P, ln0):
                     c = frozenset(m for m, o in enumerate(P)
                                   if rank(base + [[r - s for r, s in zip(o, p)]]) == k)
                     flats[i].setdefault(c, (k == n0 - 1, (i,) + T))
-    M = max(len(c) for opts in flats.values() for c in opts)  # the largest content of a flat
+    M = max(len(c) for opts in flats for c in opts)  # the largest content of a flat
 
     def can(left, r):  # r flats can cover the points left
         nodes[0] += 1
@@ -88,7 +87,7 @@ def _covers(net, P, ln0):
 def _piece(net, ln, code, k, z):
     """z strictly inside a first-layer cell C, on a separate non-constant piece of second-layer neuron k;
     returns the signs s of C and gamma_(C,r) = the local form (g, c) of second-layer neuron r (Lemma E)."""
-    s = [_sgn(dot(w, z) + c) for w, c in zip(net.W[0], net.b[0])]
+    s = [_sgn(v) for v in forward(net, z)[0][0]]
     g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * net.arch[2])[1]]
     require(0 not in s and k < net.arch[2] and dot(g[k], z) + g[k][-1] == 0 and any(g[k][:-1])
             and all(r == k or rank([g[k], g[r]]) == 2 for r in range(net.arch[2])), code, ln,
@@ -117,19 +116,18 @@ def deep_2(cert, body):
         groups.setdefault(key, []).append((ln, tk[1:] if key != "step" else tk))
     wellformed(len(groups.get("anchor", [])) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
     # Lemmas A-D: every theta' has theta's first-layer hyperplanes.
-    P = []
-    for x in (_bend(net, ln, tk) for ln, tk in groups["bend"]):
-        P += [x] if x not in P else []
+    xs = [_bend(net, ln, tk) for ln, tk in groups["bend"]]
+    P = [x for i, x in enumerate(xs) if x not in xs[:i]]
     require(P, "E_COVER", ln0, "no bend points")
     patches = []  # (points, number of local hyperplanes) of each obstruct line
     for ln, tk in groups["obstruct"]:
         pts, hyps = _points(net, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
-            pat = _pattern(net, y)
-            zeros = [k for k, v in enumerate(_forms(net, pat, y)) if v == 0]
+            pre = _pre(net, y)
+            pat, zeros = [int(v > 0) for v in pre], [k for k, v in enumerate(pre) if v == 0]
             require(len(zeros) == 1, "E_OBSTRUCT", ln, "an obstruction point needs one vanishing neuron")
             _kink(net, pat, zeros[0], "E_OBSTRUCT", ln)
-            g, c = _forms(net, pat)[zeros[0]]
+            g, c = hidden_forms(net, pat)[zeros[0]]
             hyps.add(tuple(v / next(a for a in [*g, c] if a) for v in [*g, c]))
         patches.append((pts, len(hyps)))
     for span in _covers(net, P, ln0):
@@ -151,7 +149,7 @@ def deep_2(cert, body):
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
             y = _points(net, ln, tk[1:], 1)[0]
-            s, g = [_sgn(dot(w, y) + c) for w, c in zip(W1, net.b[0])], forward(net, y)[0][1]
+            s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # signs of both hidden layers
             zero = [j for j in range(n1) if s[j] == 0]
             require(len(zero) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
                                                           if i != zero[0] and s[i] != s0[i]), "E_JUMP", ln,

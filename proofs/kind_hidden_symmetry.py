@@ -11,15 +11,13 @@ def shallow_invariants(net):
     (W, V), (b, d) = net.W, net.b
     J, A, c = {}, [[Z] * len(W[0]) for _ in V], list(d)
     for j, (w, bj) in enumerate(zip(W, b)):
-        col, a = [r[j] for r in V], next((v for v in w if v), None)
-        if a is None:  # a constant neuron
-            c = [ci + v * max(bj, Z) for ci, v in zip(c, col)]
-            continue
-        rho = tuple(v / a for v in list(w) + [bj])
-        J[rho] = [x + abs(a) * v for x, v in zip(J.get(rho, [Z] * len(V)), col)]
-        if a < 0:  # relu(t) = t + relu(-t): the affine part moves to A, c
+        col, a = [r[j] for r in V], next((v for v in w if v), Z)
+        if a <= 0:  # constant (w = 0): V_j max(b_j, 0); a < 0: relu(t) = t + relu(-t), the affine part to A, c
             A = [[x + v * wi for x, wi in zip(row, w)] for row, v in zip(A, col)]
-            c = [ci + v * bj for ci, v in zip(c, col)]
+            c = [ci + v * (bj if a else max(bj, Z)) for ci, v in zip(c, col)]
+        if a:
+            rho = tuple(v / a for v in list(w) + [bj])
+            J[rho] = [x + abs(a) * v for x, v in zip(J.get(rho, [Z] * len(V)), col)]
     return {r: tuple(v) for r, v in J.items() if any(v)}, A, c
 
 def orbit_key(net):

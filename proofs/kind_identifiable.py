@@ -34,8 +34,7 @@ def _shallow_1(cert, body):
     u = [[r[j] * x for r in V for x in w] for j, w in enumerate(W)]  # u_j = vec(V_j w_j^T)
     R = list(range(len(W)))
     for ln, t in body[1:]:
-        wellformed(t[0] == "exclude" and len(t) >= 2, "E_SYNTAX", ln, "expected 'exclude STEP ...'")
-        wellformed(R, "E_SYNTAX", ln, "no neurons left to exclude")
+        wellformed(t[0] == "exclude" and len(t) >= 2 and R, "E_SYNTAX", ln, "expected exclude STEP, neurons left")
         if t[1] == "positive" and len(t) == 2 + len(V) * n0:
             phi = qs(t[2:], ln)
             vals = {j: dot(phi, u[j]) for j in R}
@@ -71,11 +70,10 @@ def _shallow_2(cert, body):
             allowed = {i: (0, 1) for i in out}
             for l, phi in phis.get(T, []):
                 rows = [phi[o * n0:(o + 1) * n0] for o in range(m)]
-                require(not any(dot(r, cls[i][0]) for i in T for r in rows), "E_NOT_POSITIVE", l,
-                        "phi does not vanish on the classes of T")
                 val = {iv: sum(c * dot(r, cls[iv[0]][0]) for c, r in zip(cv, rows)) for iv, cv in co.items()}
-                require(all(val[(i, v)] >= 0 for i in out for v in allowed[i]), "E_NOT_POSITIVE", l,
-                        "phi is negative on an allowed class mode")
+                require(not any(dot(r, cls[i][0]) for i in T for r in rows)
+                        and all(val[(i, v)] >= 0 for i in out for v in allowed[i]), "E_NOT_POSITIVE", l,
+                        "phi does not vanish on the classes of T, or is negative on an allowed class mode")
                 allowed = {i: tuple(v for v in allowed[i] if val[(i, v)] == 0) for i in out}
             plan.append((T, out, co, allowed))
             count += prod(len(a) for a in allowed.values())

@@ -1,18 +1,16 @@
 """Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
 
-from proofs.check import Z, eliminate, eye, forward, ints, q, qs, require, wellformed
+from proofs.check import Z, dot, eliminate, eye, forward, ints, q, qs, require, wellformed
 
 def jacobian_rows(net, x):
     """The m rows d f_o / d theta at x (pattern of x frozen), flatten order of the spec."""
-    pre, _ = forward(net, x)
-    L, hs = net.depth, [list(x)] + [[v if v > 0 else Z for v in z] for z in pre[:-1]]
-    rows = []
-    for o in range(net.arch[-1]):
-        deltas = [None] * (L - 1) + [eye(net.arch[-1])[o]]
-        for l in range(L - 2, -1, -1):  # back-propagate d f_o / d z_l through the frozen pattern
-            deltas[l] = [sum((r[i] * d for r, d in zip(net.W[l + 1], deltas[l + 1])), Z) if z > 0 else Z
-                         for i, z in enumerate(pre[l])]
-        rows.append([v for l in range(L) for v in [d * h for d in deltas[l] for h in hs[l]] + deltas[l]])
+    pre, rows = forward(net, x)[0], []
+    hs = [list(x)] + [[max(v, Z) for v in z] for z in pre[:-1]]
+    for delta in eye(net.arch[-1]):
+        deltas = [delta]  # back-propagate d f_o / d z_l through the frozen pattern, output layer first
+        for W, z in zip(net.W[:0:-1], pre[-2::-1]):
+            deltas.insert(0, [dot([r[i] for r in W], deltas[0]) if v > 0 else Z for i, v in enumerate(z)])
+        rows.append([v for d, h in zip(deltas, hs) for v in [a * b for a in d for b in h] + d])
     return rows
 
 def check(cert):

@@ -6,11 +6,6 @@ from proofs import check as fw
 Z = fw.Z
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
-def _ratio(u, v):
-    """lam with v = lam * u (u nonzero), else None."""
-    lam = next((y / x for x, y in zip(u, v) if x), None)
-    return lam if lam is not None and all(y == lam * x for x, y in zip(u, v)) else None
-
 def check(cert):
     net, body, need, form = cert.network, cert.body, fw.require, fw.wellformed
     keys, ln = [t[0] for _, t in body], body[0][0] if body else 0
@@ -31,12 +26,11 @@ def check(cert):
     need(1 <= L < net.depth and all(0 <= k < net.arch[L] for k in idx[1:]) and (name in ONE or I != J),
          "E_INDEX", lm, "L must be a hidden layer and the neurons in range and distinct")
     need(T > 0, "E_INTERVAL", li, "T must be positive")
-    dW, db, k, on = [], [], 0, set()  # Delta per layer; 'on': its nonzero positions (layer, row, column)
+    dW, db, it, on = [], [], iter(d), set()  # Delta per layer; 'on': its nonzero positions (layer, row, column)
     for l, (a, m) in enumerate(zip(net.arch, net.arch[1:])):
-        dW.append([d[k + i * a:k + (i + 1) * a] for i in range(m)])
-        db.append(d[k + a * m:k + a * m + m])
+        dW.append([[next(it) for _ in range(a)] for _ in range(m)])
+        db.append([next(it) for _ in range(m)])
         on |= {(l, i, j) for i in range(m) for j in range(a + 1) if (dW[l][i] + [db[l][i]])[j]}
-        k += a * m + m
     l0, W, b, V, n = L - 1, net.W[L - 1], net.b[L - 1], net.W[L], net.arch[L - 1]
     row = {(l0, i, j) for i in idx[1:] for j in range(n + 1)}  # incoming rows (bias at j = n)
     col = {(L, o, i) for o in range(len(V)) for i in idx[1:]}  # outgoing columns
@@ -45,20 +39,20 @@ def check(cert):
     need(on <= support, "E_SUPPORT", ld, f"delta is nonzero outside the support of {name}")
     r_ = lambda i, t: [x + t * y for x, y in zip(W[i] + [b[i]], dW[l0][i] + [db[l0][i]])]  # noqa: E731
     c_ = lambda i, t: [V[o][i] + t * dW[L][o][i] for o in range(len(V))]  # noqa: E731
-    sg, lam = 1 if name == "proportional" else -1, _ratio(r_(I, Z), r_(J, Z)) if name in TWO else None
-    lam = None if lam is None or sg * lam <= 0 else sg * lam
+    sg = 1 if name == "proportional" else -1  # the rows of I and J: r_J = sg lam r_I with lam > 0
+    lam = next((sg * y / x for x, y in zip(r_(I, Z), r_(J, Z)) if x), Z)
     for t in (Z, T):
         r = r_(I, t)
-        pair = lam is not None and r_(J, t) == [sg * lam * x for x in r]  # proportional / opposite rows
+        pair = lam > 0 and r_(J, t) == [sg * lam * x for x in r]  # proportional / opposite rows
         good = {"active": all(w == 0 if L == 1 else w >= 0 for w in r[:-1]) and r[-1] >= 0,
                 "dead": all(w == 0 if L == 1 else w <= 0 for w in r[:-1]) and r[-1] <= 0,
                 "unused": not any(c_(I, t))}.get(name, pair)
         good = good and (name != "opposite" or all(x + lam * y == 0 for x, y in zip(c_(I, t), c_(J, t))))
         need(good, "E_CONDITION", lm, f"the side condition of {name} fails at t = {t}")
     beta = db[l0][I]
-    comp = {"active": [-x * beta for x in c_(I, Z)], "opposite": [-x * beta for x in c_(I, Z)]}.get(name)
-    kept = name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))
-    need((comp is None or db[L] == comp) and kept, "E_SUPPORT", ld, f"delta does not compensate ({name})")
+    need((name not in ("active", "opposite") or db[L] == [-x * beta for x in c_(I, Z)])
+         and (name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))),
+         "E_SUPPORT", ld, f"delta does not compensate ({name})")
     gu = []
     for x in xs:
         pre, _ = fw.forward(net, x)

@@ -67,8 +67,8 @@ def verify_net(net, body):
     box, pats, pts, forced, facets, cells = _parse(body, n, N, index)
     K, ln = len(pats), body[-1][0]
     # sgn[I][k]: the signed local pre-activation s_k(P_I) g_k of cell I, as (gradient, constant)
-    sgn = [[([v if p else -v for v in g], c if p else -c) for p, (g, c) in
-            zip(P, [f for layer in fw.local_affine(net, P)[:-1] for f in layer])] for P in pats]
+    sgn = [[([v if p else -v for v in g], c if p else -c) for p, (g, c) in zip(P, fw.hidden_forms(net, P))]
+           for P in pats]
 
     def side(ln, a, s):  # the box side b_(a,s) >= 0
         fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
@@ -82,25 +82,20 @@ def verify_net(net, body):
             fw.require(fw.dot(g, x) + c > 0 or not pats[I][k] and not any(g) and c == 0, "E_SIGN", pln,
                        f"neuron {names[k]} has the wrong sign at the point of cell {I}")
     # 2. covering: every absent sibling prefix needs a forced line with a valid certificate
-    prefixes, used = {p[:k] for p in pats for k in range(N + 1)}, set()
-    for I in range(K):
-        for k in range(N):
-            if pats[I][:k] + (1 - pats[I][k],) in prefixes:
-                continue
-            fw.require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: {names[k]} neither splits nor forced")
-            used.add((I, k))
-            fln, mu, terms = forced[(I, k)]
-            fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
-            acc, accc = [fw.Z] * n, mu
-            for kind, (a, b), lam in terms:
-                fw.require(lam >= 0, "E_MULTIPLIER", fln, "negative multiplier")
-                if kind == "n":
-                    t = index.get((a, b))
-                    fw.require(t is not None and t < k, "E_INDEX", fln, "term must name an earlier neuron")
-                g, c = sgn[I][t] if kind == "n" else side(fln, a, b)
-                acc, accc = [u + lam * v for u, v in zip(acc, g)], accc + lam * c
-            fw.require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
-    fw.require(not set(forced) - used, "E_UNUSED", ln, "a forced line for a neuron that splits")
+    prefixes = {p[:k] for p in pats for k in range(N + 1)}
+    unsplit = [(I, k) for I, P in enumerate(pats) for k in range(N) if P[:k] + (1 - P[k],) not in prefixes]
+    for I, k in unsplit:
+        fw.require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: {names[k]} neither splits nor forced")
+        fln, mu, terms = forced[(I, k)]
+        fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
+        acc, accc = [fw.Z] * n, mu
+        for kind, (a, b), lam in terms:
+            fw.require(lam >= 0, "E_MULTIPLIER", fln, "negative multiplier")
+            fw.require(kind == "b" or index.get((a, b), k) < k, "E_INDEX", fln, "term must name an earlier neuron")
+            g, c = sgn[I][index[(a, b)]] if kind == "n" else side(fln, a, b)
+            acc, accc = [u + lam * v for u, v in zip(acc, g)], accc + lam * c
+        fw.require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
+    fw.require(not set(forced) - set(unsplit), "E_UNUSED", ln, "a forced line for a neuron that splits")
     # 3. facet witnesses: w on the facet's hyperplane, strict elsewhere (coincident allowed),
     #    and w in the closed region of the named neighbour
     for fln, kw, I, ids, w in facets:

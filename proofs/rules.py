@@ -3,28 +3,25 @@
 import re
 from fractions import Fraction
 
-from proofs.check import Reject
+from proofs.check import Reject, require
 
 RuleError = type("RuleError", (Reject,), {})  # a rule line that does not apply (E_RULE_*)
 
 def replay(Ws, bs, tokens, lineno=0):
     """Tokens ``NAME LAYER ARGS...`` of a rule line applied to the Fraction lists (Ws, bs) -> new (Ws, bs)."""
     def need(cond, msg, code="E_RULE_CONDITION"):
-        if not cond:
-            raise RuleError(code, lineno, msg if code != "E_RULE_CONDITION" else f"rule {name}: {msg}")
+        require(cond, code, lineno, msg if code != "E_RULE_CONDITION" else f"rule {name}: {msg}", RuleError)
     name = tokens[0] if tokens else ""
     need(len(tokens) >= 2 and all(re.fullmatch(r"0|[1-9][0-9]{0,8}", t) for t in tokens[1:]),
          "expected: rule NAME LAYER INDICES...", "E_RULE_SYNTAX")
     l, args = int(tokens[1]), [int(t) for t in tokens[2:]]
     Ws, bs = [[list(r) for r in W] for W in Ws], [list(b) for b in bs]
-    need(1 <= l < len(Ws), f"layer {l} is not hidden", "E_RULE_INDEX")
+    need(1 <= l < len(Ws) and all(i < len(Ws[l - 1]) for i in args), "no such hidden neuron", "E_RULE_INDEX")
     W, b, V, c = Ws[l - 1], bs[l - 1], Ws[l], bs[l]  # layer l's rows and the next layer (edited in place)
-    need(all(0 <= i < len(W) for i in args), "neuron index out of range", "E_RULE_INDEX")
     if name == "flip":
-        need(args and len(set(args)) == len(args), "needs distinct neurons")
-        need(all(any(W[i] + [b[i]]) for i in args), "zero incoming row")
-        need(all(sum(r[i] * W[i][j] for i in args) == 0 for r in V for j in range(len(W[0]))),
-             "sum of W[l+1][:,i] W[l][i,:] is not 0")
+        need(args and len(set(args)) == len(args) and all(any(W[i] + [b[i]]) for i in args)
+             and all(sum(r[i] * W[i][j] for i in args) == 0 for r in V for j in range(len(W[0]))),
+             "needs distinct neurons with nonzero rows and sum of W[l+1][:,i] W[l][i,:] = 0")
         for i in args:
             c[:] = [x + r[i] * b[i] for x, r in zip(c, V)]
             W[i], b[i] = [-v for v in W[i]], -b[i]
@@ -32,9 +29,9 @@ def replay(Ws, bs, tokens, lineno=0):
         need(len(args) == 2 and args[0] != args[1], "needs two neurons")
         i, j = args
         u, v = W[i] + [b[i]], W[j] + [b[j]]
-        need(any(v) and any(r[i] for r in V), "zero row or column")
-        ratio = next(x / y for x, y in zip(u, v) if y)
-        need(ratio > 0 and all(x == ratio * y for x, y in zip(u, v)), "rows not positively proportional")
+        ratio = next((x / y for x, y in zip(u, v) if y), 0)  # 0: a zero row
+        need(any(r[i] for r in V) and ratio > 0 and all(x == ratio * y for x, y in zip(u, v)),
+             "zero column, or rows not positively proportional")
         for r in V:
             r[i] /= 2
             r[j] += ratio * r[i]
@@ -52,20 +49,17 @@ def replay(Ws, bs, tokens, lineno=0):
                 need((not any(w) if l == 1 else min(w) >= 0) and b[i] >= 0, "not active by structure")
             else:
                 need(l + 1 < len(Ws), "next layer must be hidden")
-                for row, x in zip(V, c):
-                    need(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0, "not hidden")
+                need(all(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0 for row, x in zip(V, c)),
+                     "not hidden")
             b[i] += 1
             c[:] = [x - r[i] for x, r in zip(c, V)]
     elif name == "reflect":
         need(not args and len(W) == 1 and l + 1 < len(Ws), "needs a width-1 layer before a hidden layer")
-        need(all(r[0] < 0 < x for r, x in zip(V, c)), "next layer needs a < 0 < c")
-        Ts = {-x / r[0] for r, x in zip(V, c)}
-        need(len(Ts) == 1, "no common T")
+        Ts = {-x / r[0] for r, x in zip(V, c) if r[0]}
+        need(all(r[0] < 0 < x for r, x in zip(V, c)) and len(Ts) == 1, "next layer needs a < 0 < c, one T")
         W[0], b[0] = [-x for x in W[0]], Ts.pop() - b[0]
-        U, d = Ws[l + 1], bs[l + 1]
-        for o in range(len(U)):
-            d[o] += sum(U[o][k] * x for k, x in enumerate(c))
-            U[o] = [-x for x in U[o]]
+        bs[l + 1] = [e + sum(u * x for u, x in zip(row, c)) for row, e in zip(Ws[l + 1], bs[l + 1])]
+        Ws[l + 1] = [[-x for x in row] for row in Ws[l + 1]]
     else:
         need(False, f"unknown rule {name!r}", "E_RULE_UNKNOWN")
     return Ws, bs
