@@ -105,6 +105,9 @@ def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
 
 
 def _floats_to_q(flat: np.ndarray, mode: FloatMode) -> list[fmpq]:
+    if mode == "exact" and flat.dtype.itemsize > 8:
+        # long double: its binary value, not that of the nearest float64
+        return [fmpq(*(int(t) for t in v.as_integer_ratio())) for v in flat]
     if mode == "exact" or flat.dtype == np.float64:
         return [from_float(v, mode) for v in flat.astype(np.float64).tolist()]
     # decimal mode in the array's own precision (float16 / float32): shortest repr there
@@ -276,6 +279,8 @@ def load_npz(
     p = existing_file(path)
     try:
         data = np.load(p, allow_pickle=allow_pickle)
+    except MemoryError:
+        raise ValueRangeError(f"{p}: the array's header asks for more memory than there is") from None
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
         with open(p, "rb") as fh:
             is_npy = fh.read(6) == b"\x93NUMPY"
@@ -302,6 +307,10 @@ def load_npz(
                         raise FormatError(f"{p}: cannot read array {key!r}: {e2}") from None
                 except (OSError, EOFError, zipfile.BadZipFile) as e:
                     raise FormatError(f"{p}: cannot read array {key!r}: {e}") from None
+                except MemoryError:
+                    raise ValueRangeError(
+                        f"{p}: array {key!r} asks for more memory than there is (shape in its header)"
+                    ) from None
     finally:
         if hasattr(data, "close"):
             data.close()

@@ -1,0 +1,186 @@
+"""Adversarial inputs to every subcommand: one error line, exit 2, nothing written, no traceback.
+
+The project rule (``README.md``, ``exactnet/cli.py``): bad input prints ``exactnet: error: <one
+line>`` on stderr and exits 2; outputs are written atomically, so a failed run leaves no file.
+Each case runs ``exactnet.cli.main`` in-process on files built in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from exactnet.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = (ROOT / "examples" / "example_a.json").read_text()  # (2, 3, 1), has a hidden symmetry
+
+
+def run(capsys, *argv):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, *needles):
+    assert code == 2, err
+    assert err.startswith("exactnet: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in err, err
+
+
+@pytest.fixture
+def ws(tmp_path, monkeypatch):
+    """A work folder holding good.json and a folder named out.json; returns a snapshot function."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "good.json").write_text(GOOD)
+    (tmp_path / "out.json").mkdir()
+
+    def files():
+        return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+
+    return files
+
+
+# --- bad network files, for every command that reads one ------------------------------------
+
+BAD_FILES = {
+    "missing.json": None,
+    "folder.json": "DIR",
+    "empty.json": "",
+    "garbage.json": bytes(range(256)) * 4,
+    "truncated.json": GOOD[:120],
+    "wrong_format.json": json.dumps({"format": "exactnet-network/2", "layers": []}),
+    "no_layers.json": json.dumps({"format": "exactnet-network/1"}),
+    "ragged.json": json.dumps({"format": "exactnet-network/1",
+                               "layers": [{"weights": [["1", "0"], ["1"]], "biases": ["0", "0"]}]}),
+    "mismatch.json": json.dumps({"format": "exactnet-network/1",
+                                 "layers": [{"weights": [["1", "0"]], "biases": ["0"]},
+                                            {"weights": [["1", "1"]], "biases": ["0"]}]}),
+    "zero_width.json": json.dumps({"format": "exactnet-network/1",
+                                   "layers": [{"weights": [], "biases": []}, {"weights": [], "biases": []}]}),
+    "nonnumeric.json": json.dumps({"format": "exactnet-network/1",
+                                   "layers": [{"weights": [["abc", "1"]], "biases": ["0"]}]}),
+    "float.json": '{"format": "exactnet-network/1", "layers": [{"weights": [[0.5, 1]], "biases": [0]}]}',
+    "div_zero.json": json.dumps({"format": "exactnet-network/1",
+                                 "layers": [{"weights": [["1/0", "1"]], "biases": ["0"]}]}),
+    "e999.json": '{"format": "exactnet-network/1", "layers": [{"weights": [[1e999, 1]], "biases": [0]}]}',
+    "nan.json": '{"format": "exactnet-network/1", "layers": [{"weights": [[NaN, 1]], "biases": [Infinity]}]}',
+    "nested.json": "[" * 100000 + "]" * 100000,
+    "long_number.json": '{"format": "exactnet-network/1", "layers": [{"weights": [["' + "7" * 200000
+                        + '", 1]], "biases": [0]}]}',
+    "corrupt.npz": b"PK\x03\x04" + bytes(300),
+    "unknown.txt": GOOD,
+}
+
+COMMANDS = [
+    ("info", "{f}"),
+    ("eval", "{f} --point 0,0"),
+    ("canon", "{f} -o o.json"),
+    ("regions", "{f} -o o.json"),
+    ("complex", "{f} -o o.json"),
+    ("graph", "{f} -o o.json"),
+    ("plot", "{f} -o o.png"),
+    ("depth", "{f}"),
+    ("report", "{f} -o o.html"),
+    ("fdim", "{f}"),
+    ("certify", "{f} -o o.cert"),
+    ("reduce", "{f} -o o.json"),
+    ("equiv", "{f} good.json"),
+    ("equiv", "good.json {f}"),
+    ("convert", "{f} -o o.json"),
+    ("extract", "--oracle {f} --arch 2,3,1 -o o.json"),
+]
+
+
+def _make(name):
+    content = BAD_FILES[name]
+    if content is None:
+        return
+    if content == "DIR":
+        Path(name).mkdir()
+    elif isinstance(content, bytes):
+        Path(name).write_bytes(content)
+    else:
+        Path(name).write_text(content)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+@pytest.mark.parametrize("cmd,args", COMMANDS, ids=[f"{c}:{a.split()[0]}" for c, a in COMMANDS])
+def test_bad_network_file(capsys, ws, cmd, args, name):
+    _make(name)
+    before = ws()
+    code, _, err = run(capsys, cmd, *args.format(f=name).split())
+    assert_one_line_error(code, err)
+    assert ws() == before
+
+
+# --- NumPy archives ---------------------------------------------------------------------------
+
+def test_npz_header_with_an_impossible_shape(capsys, ws):
+    """A .npz member whose header claims 10^12 entries: an error line, not a MemoryError traceback."""
+    import io
+    import zipfile
+
+    head = io.BytesIO()
+    np.lib.format.write_array_header_1_0(head, {"descr": "<i8", "fortran_order": False, "shape": (10**6, 10**6)})
+    b = io.BytesIO()
+    np.save(b, np.array([0]))
+    with zipfile.ZipFile("huge.npz", "w") as zf:
+        zf.writestr("W1.npy", head.getvalue() + bytes(64))
+        zf.writestr("b1.npy", b.getvalue())
+    code, _, err = run(capsys, "convert", "huge.npz", "-o", "c.json")
+    assert_one_line_error(code, err, "memory")
+    assert not Path("c.json").exists()
+
+
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is float64 here")
+def test_npz_long_double_exact_mode_keeps_the_binary_value(tmp_path):
+    from fractions import Fraction
+
+    from exactnet.convert_numpy import load_npz
+
+    x = np.longdouble(1) / np.longdouble(10)
+    np.savez(tmp_path / "ld.npz", W1=np.array([[x, np.longdouble(0)]]), b1=np.array([np.longdouble(0)]))
+    w = load_npz(tmp_path / "ld.npz", float_mode="exact").layers[0].weights[0][0]
+    assert Fraction(int(w.p), int(w.q)) == Fraction(*(int(t) for t in x.as_integer_ratio()))
+
+
+@pytest.mark.parametrize("arrays,needle", [
+    ({"W1": np.zeros((2, 2, 2), int), "b1": np.zeros(2, int)}, "matrix"),
+    ({"W1": np.array([[1, 0], [0, 1], [-1, -1]]), "b1": np.array([0, 0, 0, 0])}, "entries"),
+    ({"W1": np.array([[1, 0], [0, 1]]), "b1": np.array([0, 0]), "W2": np.array([[1, 1, 1]]), "b2": np.array([0])},
+     "chain"),
+    ({"W1": np.array([[np.nan, 0.0]]), "b1": np.array([0.0])}, "nan"),
+    ({"W1": np.array([[1.5, 0.0]]), "b1": np.array([0.0])}, "--float-mode"),
+    ({"W1": np.zeros((0, 2), int), "b1": np.zeros(0, int)}, "empty"),
+    ({"W1": np.array([["a", "b"]]), "b1": np.array(["c"])}, "dtype"),
+    ({"W1": np.array([[1, 0]])}, "b1"),
+])
+def test_npz_wrong_arrays(capsys, ws, arrays, needle):
+    np.savez("bad.npz", **arrays)
+    code, _, err = run(capsys, "convert", "bad.npz", "-o", "c.json")
+    assert_one_line_error(code, err, needle)
+    assert not Path("c.json").exists()
+
+
+# --- interruption by a limit ------------------------------------------------------------------
+
+@pytest.mark.parametrize("cmd", ["regions", "complex"])
+def test_timeout_leaves_no_output(capsys, ws, cmd):
+    from exactnet.netio import save_network
+    from exactnet.randnet import random_network
+
+    save_network(random_network((3, 8, 8, 8, 1), seed=1), "big.json")
+    before = ws()
+    code, _, err = run(capsys, cmd, "big.json", "-o", "o.json", "--timeout", "0.001")
+    assert_one_line_error(code, err, "timeout")
+    assert ws() == before
