@@ -18,7 +18,15 @@ import sys
 from typing import Sequence
 
 from . import __version__
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import (
+    add_json_flag,
+    add_network_argument,
+    check_output_folder,
+    check_outputs,
+    load_network_arg,
+    print_json,
+    write_text_output,
+)
 from .errors import ExactnetError
 from .netjson import dumps_network
 from .qq import parse_vector, q_str
@@ -89,6 +97,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_canon(args: argparse.Namespace) -> int:
     from .symmetry import canonical_form
 
+    check_outputs([args.output], [args.network])
     net = load_network_arg(args)
     text = dumps_network(canonical_form(net))
     if args.output:
@@ -102,6 +111,7 @@ def _cmd_canon(args: argparse.Namespace) -> int:
 def _cmd_random(args: argparse.Namespace) -> int:
     from .randnet import random_network
 
+    check_outputs([args.output])
     net = random_network(args.arch, seed=args.seed, max_num=args.max_num, max_den=args.max_den)
     text = dumps_network(net)
     if args.output:
@@ -116,6 +126,7 @@ def _cmd_random(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
+    check_output_folder(args.output_dir)
     return run_demo(args)
 
 

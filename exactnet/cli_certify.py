@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import add_json_flag, add_network_argument, check_outputs, load_network_arg, print_json, write_text_output
 
 __all__ = ["register"]
 
@@ -18,6 +18,7 @@ __all__ = ["register"]
 def _run(args: argparse.Namespace) -> int:
     from .certify import certify
 
+    check_outputs([args.output, args.theta_prime], [args.network])
     net = load_network_arg(args)
     res = certify(net)
     if args.output and res.certificate is not None:

@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, Iterable
 
-from .fileio import atomic_write_text
+from .errors import FileAccessError
+from .fileio import atomic_write_text, output_target
 from .netio import load_network
 from .network import Network
 
-__all__ = ["add_network_argument", "load_network_arg", "print_json", "write_text_output", "add_json_flag"]
+__all__ = [
+    "add_network_argument",
+    "load_network_arg",
+    "print_json",
+    "write_text_output",
+    "add_json_flag",
+    "check_outputs",
+    "check_output_folder",
+]
 
 
 def add_network_argument(parser: argparse.ArgumentParser, dest: str = "network", help: str | None = None) -> None:
@@ -49,3 +60,40 @@ def print_json(obj: Any) -> None:
 def write_text_output(path: str, text: str) -> None:
     """Write an output file atomically."""
     atomic_write_text(path, text)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = ()) -> None:
+    """Refuse, before any work, output paths that cannot be written or would clobber an input.
+
+    Each output must be writable by :func:`exactnet.fileio.atomic_write_text` (its folder
+    exists, it is not a folder or a device), two outputs must differ, and no output may be
+    one of the input files. Checking first means that a command with two outputs never leaves
+    the first behind when the second cannot be written.
+    """
+    seen: list[tuple[str, Path]] = []
+    ins = [Path(p) for p in inputs if p]
+    for out in outputs:
+        if not out:
+            continue
+        real = output_target(out)
+        for name, other in seen:
+            if real == other:
+                raise FileAccessError(f"{out} is given for two outputs ({name} and {out})")
+        for src in ins:
+            if real == Path(os.path.realpath(src)) or _same_file(real, src):
+                raise FileAccessError(f"refusing to overwrite the input {src} with an output")
+        seen.append((out, real))
+
+
+def check_output_folder(path: str | None) -> None:
+    """An output folder (created when missing) must not be an existing file."""
+    if path and Path(path).exists() and not Path(path).is_dir():
+        raise FileAccessError(f"{path} is a file, not a folder")
+

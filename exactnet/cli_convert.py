@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cli_common import print_json
+from .cli_common import check_outputs, print_json
 from .errors import ExactnetError, FormatError
 from .netio import load_network, save_network
 from .network import Network
@@ -64,6 +64,7 @@ def convert_file(
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    check_outputs([args.output], [args.input])
     net = convert_file(args.input, args.output, args.float_mode, args.allow_pickle, args.npz_layout)
     info = {
         "input": args.input,

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import (
+    add_json_flag,
+    add_network_argument,
+    check_outputs,
+    load_network_arg,
+    print_json,
+    write_text_output,
+)
 from .equivalence import equivalent
 from .errors import CertificateError
 from .qq import parse_vector, q_str
@@ -38,6 +45,7 @@ def result_to_json(res) -> dict:
 
 
 def _cmd_equiv(args: argparse.Namespace) -> int:
+    check_outputs([args.output], [args.a, args.b])
     a = load_network_arg(args, "a")
     b = load_network_arg(args, "b")
     box = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, print_json, write_text_output
+from .cli_common import add_json_flag, check_outputs, print_json, write_text_output
 from .errors import ExactnetError
 from .extract import compare_with_victim, extract
 from .netio import load_network
@@ -62,6 +62,7 @@ def register(subparsers) -> None:
 
 def run_extract(args: argparse.Namespace) -> int:
     arch = parse_architecture(args.arch)
+    check_outputs([args.output, args.certificate], [args.oracle])
     victim = None
     if args.oracle:
         victim = load_network(args.oracle)

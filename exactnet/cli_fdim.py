@@ -12,7 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import (
+    add_json_flag,
+    add_network_argument,
+    check_outputs,
+    load_network_arg,
+    print_json,
+    write_text_output,
+)
 from .errors import CertificateError
 
 __all__ = ["register", "run_fdim"]
@@ -22,6 +29,7 @@ def run_fdim(args: argparse.Namespace) -> int:
     """Handler of ``exactnet fdim``."""
     from .fdim import functional_dimension
 
+    check_outputs([getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
     res = functional_dimension(
         net,

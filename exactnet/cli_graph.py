@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import add_json_flag, add_network_argument, check_outputs, load_network_arg, print_json, write_text_output
 from .errors import FormatError, ShapeError
 from .qq import parse_vector
 
@@ -59,6 +59,7 @@ def _graph_summary(G) -> dict:
 def _cmd_graph(args: argparse.Namespace) -> int:
     from .depgraph import dependency_graph, write_graph
 
+    check_outputs([args.output], [args.network])
     net = load_network_arg(args)
     if args.faces:
         from .depgraph import face_graph
@@ -92,6 +93,7 @@ def _cmd_graph(args: argparse.Namespace) -> int:
 def _cmd_plot(args: argparse.Namespace) -> int:
     from .plotting import plot_network
 
+    check_outputs([args.output], [args.network])
     net = load_network_arg(args)
     if not args.output.lower().endswith(".png"):
         raise FormatError("plot writes PNG files: give -o FILE.png")
@@ -104,6 +106,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def _cmd_depth(args: argparse.Namespace) -> int:
     from .depth import depth_report
 
+    check_outputs([args.certificate], [args.network])
     net = load_network_arg(args)
     rep = depth_report(net, box=parse_box(args.box))
     out = rep.to_json()
@@ -127,6 +130,7 @@ def _cmd_depth(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
+    check_outputs([args.output], [args.network])
     net = load_network_arg(args)
     write_report(net, args.output, box=parse_box(args.box))
     print(f"wrote {args.output}", file=sys.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import add_json_flag, add_network_argument, check_outputs, load_network_arg, print_json, write_text_output
 from .errors import CertificateError
 from .netjson import dumps_network
 from .reduce import reduce_network
@@ -17,6 +17,7 @@ __all__ = ["register"]
 
 
 def _cmd_reduce(args: argparse.Namespace) -> int:
+    check_outputs([args.output, args.certificate], [args.network])
     net = load_network_arg(args)
     res = reduce_network(net, certificate=args.certificate is not None)
     if args.certificate is not None and res.certificate_text is None:

@@ -12,7 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, load_network_arg, print_json, write_text_output
+from .cli_common import (
+    add_json_flag,
+    add_network_argument,
+    check_outputs,
+    load_network_arg,
+    print_json,
+    write_text_output,
+)
 from .errors import FormatError, ShapeError
 from .qq import parse_vector
 from .regions import compute_regions
@@ -58,6 +65,7 @@ def _progress(args):
 
 
 def _compute(args):
+    check_outputs([args.output, getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
     box = parse_box(args.box) if args.box else None
     sl = parse_slice(args.slice, net.input_dim) if args.slice else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, print_json
+from .cli_common import add_json_flag, check_output_folder, print_json
 
 __all__ = ["register"]
 
@@ -12,6 +12,7 @@ __all__ = ["register"]
 def _run(args: argparse.Namespace) -> int:
     from .search import search
 
+    check_output_folder(args.output)
     found = search(args.arch, args.property, seed=args.seed, tries=args.tries, hits=args.hits,
                    output=args.output, max_num=args.max_num, max_den=args.max_den)
     if args.json:

@@ -18,6 +18,7 @@ __all__ = [
     "CertificateError",
     "OracleError",
     "DependencyError",
+    "FileAccessError",
 ]
 
 
@@ -55,3 +56,7 @@ class OracleError(ExactnetError):
 
 class DependencyError(ExactnetError):
     """An optional dependency (torch, onnx, matplotlib, ...) is needed but not installed."""
+
+
+class FileAccessError(ExactnetError):
+    """A file named by the user cannot be read or written (missing, a folder, not a regular file, an input)."""

@@ -11,27 +11,50 @@ import os
 import tempfile
 from pathlib import Path
 
-from .errors import ExactnetError
+from .errors import FileAccessError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file", "output_target"]
+
+
+def output_target(path: str | os.PathLike) -> Path:
+    """The file an output to ``path`` replaces, or an error naming ``path`` when it cannot be one.
+
+    Symbolic links are followed (the file they point to is replaced, the link stays). The
+    folder must exist, and an existing target must be a regular file: a folder, a device or
+    a pipe cannot be replaced atomically (and replacing ``/dev/null`` would break it).
+    """
+    target = Path(path)
+    if not str(path):
+        raise FileAccessError("cannot write to an empty file name")
+    real = Path(os.path.realpath(target))
+    folder = real.parent
+    if not folder.is_dir():
+        raise FileAccessError(f"cannot write {target}: folder {target.parent} does not exist")
+    if real.is_dir():
+        raise FileAccessError(f"cannot write {target}: it is a folder")
+    if real.exists() and not real.is_file():
+        raise FileAccessError(f"cannot write {target}: not a regular file (outputs are written atomically)")
+    return real
 
 
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file + rename)."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise ExactnetError(f"cannot write {target}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    target = output_target(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        raise FileAccessError(f"cannot write {path}: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):
+            raise FileAccessError(f"cannot write {path}: {e.strerror or e}") from None
         raise
 
 
@@ -44,7 +67,7 @@ def existing_file(path: str | os.PathLike) -> Path:
     """``path`` as a Path, or an error naming it when it is missing or a folder."""
     p = Path(path)
     if not p.exists():
-        raise ExactnetError(f"file not found: {p}")
+        raise FileAccessError(f"file not found: {p}")
     if p.is_dir():
-        raise ExactnetError(f"{p} is a folder, not a file")
+        raise FileAccessError(f"{p} is a folder, not a file")
     return p

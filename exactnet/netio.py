@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import ExactnetError, FormatError
+from .errors import ExactnetError, FileAccessError, FormatError
 from .fileio import atomic_write_bytes, atomic_write_text
 from .netjson import dumps_network, loads_network
 from .network import Network
@@ -29,13 +29,13 @@ def read_text_file(path: str | os.PathLike) -> str:
     try:
         return p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ExactnetError(f"file not found: {p}") from None
+        raise FileAccessError(f"file not found: {p}") from None
     except IsADirectoryError:
-        raise ExactnetError(f"{p} is a folder, not a file") from None
+        raise FileAccessError(f"{p} is a folder, not a file") from None
     except UnicodeDecodeError:
         raise FormatError(f"{p} is not a UTF-8 text file") from None
     except OSError as e:
-        raise ExactnetError(f"cannot read {p}: {e.strerror}") from None
+        raise FileAccessError(f"cannot read {p}: {e.strerror}") from None
 
 
 def load_network(path: str | os.PathLike, float_mode: FloatMode | None = None) -> Network:
@@ -47,10 +47,11 @@ def load_network(path: str | os.PathLike, float_mode: FloatMode | None = None) -
     p = Path(path)
     ext = p.suffix.lower()
     if not p.exists():
-        raise ExactnetError(f"file not found: {p}")
+        raise FileAccessError(f"file not found: {p}")
     if ext == ".json" or ext == "":
+        text = read_text_file(p)  # its errors name the file already
         try:
-            return loads_network(read_text_file(p))
+            return loads_network(text)
         except ExactnetError as e:
             raise type(e)(f"{p}: {e}") from None
     if ext in (".npz", ".npy"):

@@ -123,6 +123,95 @@ def test_bad_network_file(capsys, ws, cmd, args, name):
     assert ws() == before
 
 
+# --- output paths ---------------------------------------------------------------------------
+
+OUTPUT_CASES = [
+    "canon good.json -o {o}",
+    "random --arch 2,3,1 -o {o}",
+    "convert good.json -o {o}",
+    "regions good.json -o {o}",
+    "regions good.json --certificate {o}",
+    "complex good.json -o {o}",
+    "graph good.json -o {o}",
+    "depth good.json --certificate {o}",
+    "report good.json -o {o}",
+    "fdim good.json --certificate {o}",
+    "certify good.json -o {o}",
+    "certify good.json --theta-prime {o}",
+    "equiv good.json good.json -o {o}",
+    "reduce good.json -o {o}",
+    "reduce good.json -o r.json --certificate {o}",
+    "extract --oracle good.json --arch 2,3,1 -o {o}",
+    "extract --oracle good.json --arch 2,3,1 --certificate {o}",
+]
+
+
+@pytest.mark.parametrize("case", OUTPUT_CASES)
+@pytest.mark.parametrize("target", ["out.json", "missing/x.json", "good.json"], ids=["folder", "no-folder", "input"])
+def test_unwritable_output(capsys, ws, case, target):
+    """A folder, a missing folder or the input file itself as output: one line, nothing written."""
+    if target == "good.json" and case.startswith("random"):
+        pytest.skip("no input file to clash with")
+    before = ws()
+    code, _, err = run(capsys, *case.format(o=target).split())
+    assert_one_line_error(code, err)
+    assert ws() == before
+    assert Path("good.json").read_text() == GOOD
+
+
+@pytest.mark.parametrize("case", [
+    "regions good.json -o a.json --certificate missing/a.cert",
+    "regions good.json -o a.json --certificate out.json",
+    "regions good.json -o a.json --certificate a.json",
+    "reduce good.json -o a.json --certificate missing/a.cert",
+    "reduce good.json -o a.json --certificate a.json",
+    "certify good.json -o a.json --theta-prime out.json",
+    "extract --oracle good.json --arch 2,3,1 -o a.json --certificate out.json",
+])
+def test_second_output_bad_leaves_no_first_output(capsys, ws, case):
+    before = ws()
+    code, _, err = run(capsys, *case.split())
+    assert_one_line_error(code, err)
+    assert ws() == before
+
+
+def test_output_to_a_device_or_pipe_is_refused(capsys, ws):
+    """A FIFO (like /dev/full or /dev/stdout) must not be replaced by a regular file."""
+    os.mkfifo("pipe.json")
+    code, _, err = run(capsys, "canon", "good.json", "-o", "pipe.json")
+    assert_one_line_error(code, err, "not a regular file")
+    assert Path("pipe.json").is_fifo()
+
+
+def test_output_through_a_symlink_keeps_the_link(capsys, ws):
+    Path("real.json").write_text("old")
+    os.symlink("real.json", "link.json")
+    code, _, err = run(capsys, "canon", "good.json", "-o", "link.json")
+    assert code == 0, err
+    assert Path("link.json").is_symlink()
+    assert json.loads(Path("real.json").read_text())["format"] == "exactnet-network/1"
+
+
+def test_output_equal_to_input_by_another_spelling(capsys, ws):
+    code, _, err = run(capsys, "canon", "good.json", "-o", "./out.json/../good.json")
+    assert_one_line_error(code, err, "input")
+    assert Path("good.json").read_text() == GOOD
+
+
+@pytest.mark.parametrize("case,needle", [
+    ("demo --output-dir good.json", "not a folder"),
+    ("search --arch 2,2,1 --property hidden-symmetry --tries 1 -o good.json", "not a folder"),
+    ("survey --arch 2,2,1 --samples 1 -o missing/r.jsonl", "does not exist"),
+    ("survey --arch 2,2,1 --samples 1 -o out.json --resume", "folder"),
+    ("survey --arch 2,2,1 --samples 1 --resume", "--output"),
+])
+def test_output_folders_and_streams(capsys, ws, case, needle):
+    before = ws()
+    code, _, err = run(capsys, *case.split())
+    assert_one_line_error(code, err, needle)
+    assert ws() == before
+
+
 # --- NumPy archives ---------------------------------------------------------------------------
 
 def test_npz_header_with_an_impossible_shape(capsys, ws):
