@@ -130,9 +130,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the project's error line: ``exactnet: error: <one line>``, exit 2.
+
+    argparse's own format (the usage, then ``exactnet regions: error: ...``) takes several
+    lines; subparsers are built with this class too (argparse passes the parser class on).
+    """
+
+    def error(self, message: str):  # type: ignore[override]
+        msg = " ".join(message.split())
+        self.exit(2, f"exactnet: error: {msg} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="exactnet",
         description="Exact, certified answers about ReLU networks. Networks are JSON files "
         "(format exactnet-network/1) with rational weights; start with 'exactnet demo'.",

@@ -16,6 +16,8 @@ from .cli_common import (
     add_network_argument,
     check_outputs,
     load_network_arg,
+    positive_int,
+    positive_seconds,
     print_json,
     write_text_output,
 )
@@ -81,8 +83,8 @@ def register(subparsers) -> None:
     add_network_argument(p, "b", "second network file")
     p.add_argument("--box", metavar="LO,HI", default=None, help="decide on the box [LO,HI]^n0 only")
     p.add_argument("--scale", action="store_true", help="equivalent up to a positive output scale c: A = c B")
-    p.add_argument("--timeout", type=float, default=None, help="seconds before giving up (exit 2)")
-    p.add_argument("--max-cells", type=int, default=None, help="most region cells before giving up (exit 2)")
+    p.add_argument("--timeout", type=positive_seconds, default=None, help="seconds before giving up (exit 2)")
+    p.add_argument("--max-cells", type=positive_int, default=None, help="most region cells before giving up (exit 2)")
     p.add_argument("-o", "--output", metavar="CERT", default=None, help="write the certificate here")
     add_json_flag(p)
     p.set_defaults(func=_cmd_equiv)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, check_outputs, print_json, write_text_output
+from .cli_common import add_json_flag, check_outputs, positive_int, positive_seconds, print_json, write_text_output
 from .errors import ExactnetError
 from .extract import compare_with_victim, extract
 from .netio import load_network
@@ -48,13 +48,13 @@ def register(subparsers) -> None:
     p.add_argument("--oracle-float", action="store_true", help="the oracle program answers in float64")
     p.add_argument("--arch", required=True, help="architecture, e.g. 784,128,1")
     p.add_argument("-o", "--output", help="write the extracted network here (exactnet-network/1 JSON)")
-    p.add_argument("--max-queries", type=int, default=None, help="query budget (LimitError when exhausted)")
+    p.add_argument("--max-queries", type=positive_int, default=None, help="query budget (LimitError when exhausted)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random lines and check points")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for each batch of a command oracle")
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds to wait for each batch of a command oracle")
     p.add_argument("--certificate", metavar="CERT", default=None,
                    help="with --oracle NET: write an EQUIVALENT certificate of the extracted network and the file "
                         "(regions of the difference network; feasible for small input widths only)")
-    p.add_argument("--equiv-timeout", type=float, default=120.0,
+    p.add_argument("--equiv-timeout", type=positive_seconds, default=120.0,
                    help="seconds for the exact equivalence decision and the certificate (default 120)")
     add_json_flag(p)
     p.set_defaults(func=run_extract)

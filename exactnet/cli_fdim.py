@@ -17,6 +17,8 @@ from .cli_common import (
     add_network_argument,
     check_outputs,
     load_network_arg,
+    positive_int,
+    positive_seconds,
     print_json,
     write_text_output,
 )
@@ -100,9 +102,9 @@ def register(subparsers) -> None:
     add_json_flag(p)
     p.add_argument("--certificate", metavar="OUT", default=None,
                    help="write a LOCALLY-IDENTIFIABLE certificate here (only when the rank is D - N)")
-    p.add_argument("--max-cells", type=int, default=20000,
+    p.add_argument("--max-cells", type=positive_int, default=20000,
                    help="region budget; above it a documented random scheme gives a lower bound (default 20000)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the region enumeration (default 60)")
+    p.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds for the region enumeration (default 60)")
     p.add_argument("--lp-budget", type=_positive_seconds, default=10.0, metavar="SECONDS",
                    help="CPU seconds for each phase of exact LP facts (dead, stably active, never both "
                         "active, relations) that can close the gap to the upper bound (default 10)")

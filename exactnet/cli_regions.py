@@ -17,6 +17,8 @@ from .cli_common import (
     add_network_argument,
     check_outputs,
     load_network_arg,
+    positive_int,
+    positive_seconds,
     print_json,
     write_text_output,
 )
@@ -67,8 +69,8 @@ def _progress(args):
 def _compute(args):
     check_outputs([args.output, getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
-    box = parse_box(args.box) if args.box else None
-    sl = parse_slice(args.slice, net.input_dim) if args.slice else None
+    box = parse_box(args.box) if args.box is not None else None
+    sl = parse_slice(args.slice, net.input_dim) if args.slice is not None else None
     return compute_regions(net, box=box, slice_=sl, max_cells=args.max_cells, timeout=args.timeout, progress=_progress(args))
 
 
@@ -136,8 +138,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write the full JSON document to FILE")
     p.add_argument("--box", metavar="LO,HI", help="restrict to the box [LO,HI]^n0")
     p.add_argument("--slice", metavar="P0;P1;P2", help="the 2-D affine slice x = P0 + s(P1-P0) + t(P2-P0)")
-    p.add_argument("--max-cells", type=int, default=None, metavar="K", help="stop with an error beyond K cells")
-    p.add_argument("--timeout", type=float, default=None, metavar="S", help="stop with an error after S seconds")
+    p.add_argument("--max-cells", type=positive_int, default=None, metavar="K", help="stop with an error beyond K cells")
+    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
+                   help="stop with an error after S seconds")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, check_output_folder, print_json
+from .cli_common import add_json_flag, check_output_folder, positive_int, print_json
 
 __all__ = ["register"]
 
@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arch", required=True)
     p.add_argument("--property", required=True, choices=PROPERTIES)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tries", type=int, default=200)
-    p.add_argument("--hits", type=int, default=1)
+    p.add_argument("--tries", type=positive_int, default=200)
+    p.add_argument("--hits", type=positive_int, default=1)
     p.add_argument("--max-num", type=int, default=4)
     p.add_argument("--max-den", type=int, default=3)
     p.add_argument("-o", "--output", help="folder for the hits and their certificates")

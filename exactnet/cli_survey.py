@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, print_json
+from .cli_common import add_json_flag, positive_int, print_json
 from .errors import FileAccessError
 from .fileio import output_target
 
@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arch", required=True, help="architecture, e.g. 2,3,3,1")
     p.add_argument("--samples", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--output", "-o", help="stream results to this JSON-lines file")
     p.add_argument("--resume", action="store_true", help="continue the survey in --output")

@@ -212,6 +212,69 @@ def test_output_folders_and_streams(capsys, ws, case, needle):
     assert ws() == before
 
 
+# --- option values ----------------------------------------------------------------------------
+
+OPTION_CASES = [
+    ("regions good.json --timeout -1", "--timeout"),
+    ("regions good.json --timeout 0", "--timeout"),
+    ("regions good.json --timeout nan", "--timeout"),
+    ("regions good.json --timeout inf", "--timeout"),
+    ("regions good.json --timeout abc", "--timeout"),
+    ("regions good.json --max-cells 0", "--max-cells"),
+    ("regions good.json --max-cells -5", "--max-cells"),
+    ("regions good.json --max-cells 1.5", "--max-cells"),
+    ("complex good.json --timeout -1", "--timeout"),
+    ("complex good.json --max-cells 0", "--max-cells"),
+    ("regions good.json --box", "--box"),
+    ("regions good.json --box=", "rationals"),
+    ("regions good.json --box 1", "--box"),
+    ("regions good.json --box 1,2,3", "--box"),
+    ("regions good.json --box 2,1", "lo < hi"),
+    ("regions good.json --box 1,1", "lo < hi"),
+    ("regions good.json --slice 0,0;1,0", "--slice"),
+    ("regions good.json --slice 0,0;1,0;2,0", "collinear"),
+    ("regions good.json --slice 0,0,1,0,0,1,5", "--slice"),
+    ("regions good.json --slice=", "rationals"),
+    ("graph good.json --box 2,1", "--box"),
+    ("plot good.json -o p.png --slice 0,0,1,0", "--slice"),
+    ("plot good.json -o p.png --slice 0,0,1,0,2,0", "collinear"),
+    ("depth good.json --box 1,1", "--box"),
+    ("eval good.json --point 1", "expected 2"),
+    ("eval good.json --point 1/0,1", "division by zero"),
+    ("fdim good.json --timeout -1", "--timeout"),
+    ("fdim good.json --max-cells 0", "--max-cells"),
+    ("fdim good.json --lp-budget 0", "--lp-budget"),
+    ("equiv good.json good.json --timeout -1", "--timeout"),
+    ("equiv good.json good.json --timeout nan", "--timeout"),
+    ("equiv good.json good.json --max-cells 0", "--max-cells"),
+    ("equiv good.json good.json --box 2,1", "lo < hi"),
+    ("random --arch 2,0,1", "architecture"),
+    ("random --arch abc", "architecture"),
+    ("random --arch 2,3,1 --max-den 0", "max_den"),
+    ("survey --arch 2,2,1 --samples -1", "sample"),
+    ("survey --arch 2,2,1 --workers 0", "--workers"),
+    ("survey --arch 2,0,1", "architecture"),
+    ("search --arch 2,2,1 --property nope", "--property"),
+    ("search --arch 2,2,1 --property hidden-symmetry --tries 0", "--tries"),
+    ("search --arch 2,2,1 --property hidden-symmetry --hits -1", "--hits"),
+    ("extract --oracle good.json --arch 2,3,1 --max-queries -1", "--max-queries"),
+    ("extract --oracle good.json --arch 2,3,1 --timeout -1", "--timeout"),
+    ("extract --oracle good.json --arch 2,3,1 --equiv-timeout nan", "--equiv-timeout"),
+    ("extract --oracle good.json --arch 3,3,1", "--arch"),
+    ("convert good.json -o c.json --npz-layout bogus", "--npz-layout"),
+    ("regions", "NETWORK"),
+    ("no-such-command", "COMMAND"),
+]
+
+
+@pytest.mark.parametrize("case,needle", OPTION_CASES, ids=[c for c, _ in OPTION_CASES])
+def test_bad_option_value(capsys, ws, case, needle):
+    before = ws()
+    code, _, err = run(capsys, *case.split(" "))
+    assert_one_line_error(code, err, needle)
+    assert ws() == before
+
+
 # --- NumPy archives ---------------------------------------------------------------------------
 
 def test_npz_header_with_an_impossible_shape(capsys, ws):
