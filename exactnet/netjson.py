@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .errors import FormatError, ShapeError
+from .errors import FormatError, ShapeError, ValueRangeError
 from .network import Layer, Network
 from .qq import MAX_DIGITS, parse_q, q_str, to_q
 
@@ -37,6 +37,8 @@ def _num(v: Any, where: str):
             f"{where}: JSON float {v!r} is not exact; write it as a string, e.g. \"{v!r}\" or \"p/q\""
         )
     if isinstance(v, str):
+        if len(v) > MAX_DIGITS + 2:  # sign, '/' or '.', digits: longer never parses; refuse before scanning it
+            raise ValueRangeError(f"{where}: a number of {len(v)} characters exceeds the limit of {MAX_DIGITS} digits")
         try:
             return parse_q(v)
         except FormatError as e:
@@ -135,8 +137,6 @@ def loads_network(text: str) -> Network:
 
 def _parse_int(s: str) -> int:
     if len(s.lstrip("-")) > MAX_DIGITS:
-        from .errors import ValueRangeError
-
         raise ValueRangeError(f"integer with {len(s)} digits exceeds the limit of {MAX_DIGITS} digits")
     return int(s)
 

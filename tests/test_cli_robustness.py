@@ -123,6 +123,27 @@ def test_bad_network_file(capsys, ws, cmd, args, name):
     assert ws() == before
 
 
+def test_a_50_mb_number_string_is_refused_before_it_is_scanned(monkeypatch):
+    """The digit count of qq.parse_q is a Python loop (4 s for 50 MB): netjson refuses by length first."""
+    import exactnet.netjson as nj
+    from exactnet.errors import ValueRangeError
+    from exactnet.qq import MAX_DIGITS
+
+    real = nj.parse_q
+
+    def guarded(text):
+        assert len(text) <= MAX_DIGITS + 2, f"a string of {len(text)} characters reached parse_q"
+        return real(text)
+
+    monkeypatch.setattr(nj, "parse_q", guarded)
+    text = '{"format": "exactnet-network/1", "layers": [{"weights": [["' + "1" * 50_000_000 + '"]], "biases": ["0"]}]}'
+    with pytest.raises(ValueRangeError, match="exceeds the limit"):
+        nj.loads_network(text)
+    # the longest numbers that fit still parse: a sign, the digits and one '/' or '.'
+    for v in ["-" + "7" * MAX_DIGITS, "-" + "7" * (MAX_DIGITS - 1) + "/3", "-0." + "7" * (MAX_DIGITS - 1)]:
+        nj.loads_network(json.dumps({"format": "exactnet-network/1", "layers": [{"weights": [[v]], "biases": ["0"]}]}))
+
+
 # --- output paths ---------------------------------------------------------------------------
 
 OUTPUT_CASES = [
