@@ -214,7 +214,22 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
     if pending is None:
         raise FormatError("the graph does not end with an affine layer (Gemm or MatMul[+Add])")
     close()
-    return Network(layers)
+    net = Network(layers)
+    x_info = next(i for i in g.input if i.name not in consts)
+    for what, info, width in (("input", x_info, net.input_dim), ("output", g.output[0], net.output_dim)):
+        declared = _declared_width(info)
+        if declared is not None and declared != width:
+            raise ShapeError(f"the graph {what} {info.name!r} is declared with width {declared} but the "
+                             f"weights give {width}")
+    return net
+
+
+def _declared_width(info: Any) -> int | None:
+    """The static last dimension of a graph input/output (None when absent or symbolic)."""
+    dims = info.type.tensor_type.shape.dim if info.type.HasField("tensor_type") else []
+    if not dims or not dims[-1].HasField("dim_value"):
+        return None
+    return int(dims[-1].dim_value)
 
 
 def load_onnx(path: str | os.PathLike, float_mode: FloatMode | None = None) -> Network:

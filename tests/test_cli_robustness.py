@@ -345,6 +345,23 @@ def test_npz_wrong_arrays(capsys, ws, arrays, needle):
     assert not Path("c.json").exists()
 
 
+@pytest.mark.parametrize("x_width,y_width,needle", [(2, 3, "input 'x' is declared with width 2"),
+                                                   (4, 5, "output 'y' is declared with width 5")])
+def test_onnx_declared_widths_must_fit_the_weights(capsys, ws, x_width, y_width, needle):
+    """A MatMul with a 4 x 3 weight under an input declared [1, 2] is not silently a 4-input network."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = numpy_helper.from_array(np.ones((4, 3), dtype=np.float32), "W")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "W"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, x_width])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, y_width])], [w])
+    onnx.save(helper.make_model(g), "m.onnx")
+    code, _, err = run(capsys, "convert", "m.onnx", "-o", "c.json", "--float-mode", "exact")
+    assert_one_line_error(code, err, needle)
+    assert not Path("c.json").exists()
+
+
 # --- interruption by a limit ------------------------------------------------------------------
 
 @pytest.mark.parametrize("cmd", ["regions", "complex"])
