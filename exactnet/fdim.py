@@ -1309,7 +1309,8 @@ def functional_dimension(
             Ml, Mp = masks[-1], masks[-2]
             Xd = (Ml[:, None, :] != Ml[None, :, :]).astype(np.int64)
             differ[0] |= np.einsum("jk,abk->jab", Mp.astype(np.int64), Xd) > 0
-        packed = np.packbits(np.concatenate(masks, axis=0), axis=0)
+        # (no hidden layer: one empty pattern for every point)
+        packed = np.packbits(np.concatenate(masks, axis=0) if masks else np.zeros((0, len(keep)), bool), axis=0)
         seen_patterns.update(packed[:, i].tobytes() for i in range(len(keep)))
         rows = mj.rows(X, masks)
         first = len(pts) * m

@@ -333,3 +333,19 @@ def test_certificates_for_random_networks_verify_and_mutants_fail(arch, seed):
     forged = cert.write_certificate("LOCALLY-IDENTIFIABLE", net, body)
     ok2, _ = _verified(cert.check_certificate_text(forged, network=net))
     assert not ok2
+
+
+@pytest.mark.parametrize("arch", [(1, 1), (2, 2), (3, 1), (2, 4)])
+def test_affine_network_without_hidden_layer(arch):
+    """No hidden layer: f(x) = W x + b determines all D = m (n0 + 1) parameters, so the functional
+    dimension is D (checked against the exact rank of the stacked Jacobian at independent points),
+    and the LOCALLY-IDENTIFIABLE certificate verifies (once crashed: no activation masks to stack)."""
+    from exactnet.certify import certify
+    from proofs.check import check_text
+
+    net = random_network(arch, seed=3)
+    res = functional_dimension(net)
+    assert res.functional_dimension == res.bound == net.num_parameters == _oracle_rank(net, count=8)
+    out = certify(net)
+    assert out.verdict == "LOCALLY-IDENTIFIABLE"
+    assert check_text(out.certificate)[0] == 0
