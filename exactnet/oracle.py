@@ -462,7 +462,10 @@ class CommandOracle(Oracle):
         batch_size: int = 1024,
     ) -> None:
         super().__init__(n_in, n_out, max_queries)
-        argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+        try:
+            argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+        except ValueError as e:  # e.g. an unterminated quote
+            raise OracleError(f"cannot parse the oracle command {cmd!r}: {e}") from None
         if not argv:
             raise OracleError("empty oracle command")
         self.cmd = argv

@@ -17,6 +17,7 @@ certified by :func:`exactnet.certify.certify` and gives one JSON line
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -25,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from .errors import DependencyError, ExactnetError, FormatError
+from .errors import DependencyError, ExactnetError, FileAccessError, FormatError
 from .randnet import parse_architecture, random_network
 
 __all__ = ["sample_seed", "survey_sample", "run_survey", "summarise"]
@@ -57,15 +58,20 @@ def _read_done(path: Path) -> dict[int, dict]:
     done: dict[int, dict] = {}
     if not path.exists():
         return done
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if not line.endswith("\n"):
-                break  # truncated by an interrupt: recompute
-            try:
-                rec = json.loads(line)
-                done[int(rec["index"])] = rec
-            except (ValueError, KeyError, TypeError):
-                raise FormatError(f"{path}: not a survey results file (bad line {line[:40]!r})") from None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a survey results file (not UTF-8 text)") from None
+    except OSError as e:
+        raise FileAccessError(f"cannot read {path}: {e.strerror or e}") from None
+    for line in io.StringIO(text):  # lines end at "\n" only
+        if not line.endswith("\n"):
+            break  # truncated by an interrupt: recompute
+        try:
+            rec = json.loads(line)
+            done[int(rec["index"])] = rec
+        except (ValueError, KeyError, TypeError):
+            raise FormatError(f"{path}: not a survey results file (bad line {line[:40]!r})") from None
     return done
 
 
@@ -99,7 +105,7 @@ def _run_dask(tasks: list, address: str) -> Iterable[dict]:
         raise DependencyError('--dask needs dask.distributed: pip install "exactnet[dask]"') from None
     try:
         client = Client(address, timeout=20)
-    except OSError as e:
+    except (OSError, ValueError) as e:  # ValueError: an address dask cannot parse
         raise ExactnetError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     try:
         futures = client.map(survey_sample, tasks, pure=False)

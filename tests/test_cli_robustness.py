@@ -374,3 +374,23 @@ def test_timeout_leaves_no_output(capsys, ws, cmd):
     code, _, err = run(capsys, cmd, "big.json", "-o", "o.json", "--timeout", "0.001")
     assert_one_line_error(code, err, "timeout")
     assert ws() == before
+
+
+# --- found by the sweep, fixed outside the CLI modules ----------------------------------------
+
+def test_oracle_command_that_does_not_parse(capsys, ws):
+    code, _, err = run(capsys, "extract", "--oracle-cmd", "'unterminated", "--arch", "2,3,1")
+    assert_one_line_error(code, err, "cannot parse the oracle command")
+
+
+def test_survey_resume_of_a_binary_file(capsys, ws):
+    Path("bin.jsonl").write_bytes(bytes(range(256)))
+    code, _, err = run(capsys, "survey", "--arch", "2,2,1", "--samples", "2", "-o", "bin.jsonl", "--resume")
+    assert_one_line_error(code, err, "not a survey results file")
+    assert Path("bin.jsonl").read_bytes() == bytes(range(256))  # left as it was
+
+
+def test_survey_dask_address_that_does_not_parse(capsys, ws):
+    pytest.importorskip("dask.distributed")
+    code, _, err = run(capsys, "survey", "--arch", "2,2,1", "--samples", "2", "--dask", "notanaddress")
+    assert_one_line_error(code, err, "cannot reach the Dask scheduler")
