@@ -8,14 +8,17 @@ write files the same way (atomically, never a partial file).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import FileAccessError
+from .errors import FileAccessError, LimitError
 from .fileio import atomic_write_text, output_target
 from .netio import load_network
 from .network import Network
@@ -30,6 +33,8 @@ __all__ = [
     "check_output_folder",
     "positive_seconds",
     "positive_int",
+    "add_timeout_option",
+    "time_limit",
 ]
 
 
@@ -121,3 +126,39 @@ def positive_int(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return v
+
+
+class _Deadline(BaseException):
+    """Raised by the alarm of :func:`time_limit`; a BaseException, so that no ``except
+    ExactnetError`` fallback inside the library (e.g. "regions failed, sample instead") can
+    swallow it."""
+
+
+def add_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--timeout S`` for a command whose library call has no time bound of its own."""
+    parser.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
+                        help="stop with an error after S seconds of wall-clock time (no output is written)")
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None, what: str):
+    """Run the block with a wall-clock limit: after ``seconds`` it stops with
+    ``LimitError("timeout of S s reached (<what>)")``. Uses ``SIGALRM`` (Unix, main thread);
+    elsewhere, or when ``seconds`` is None, the block runs unbounded. Outputs are written
+    atomically (:mod:`exactnet.fileio`), so a stop leaves no partial file."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _alarm(signum, frame):
+        raise _Deadline
+
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _Deadline:
+        raise LimitError(f"timeout of {seconds:g} s reached ({what})") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

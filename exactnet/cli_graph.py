@@ -6,6 +6,10 @@
 * ``exactnet depth NET [--json] [--certificate OUT]``: proven and generic bounds on
   the number of hidden layers; ``--certificate`` writes a NOT-SHALLOW certificate.
 * ``exactnet report NET -o FILE.html``: one self-contained page.
+
+Each takes ``--timeout S`` (wall clock, :func:`exactnet.cli_common.time_limit`): the analyses
+behind them have no time bound of their own, so the whole command is stopped, with a one-line
+error and no output file.
 """
 
 from __future__ import annotations
@@ -13,7 +17,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, check_outputs, load_network_arg, print_json, write_text_output
+from .cli_common import (
+    add_json_flag,
+    add_network_argument,
+    add_timeout_option,
+    check_outputs,
+    load_network_arg,
+    print_json,
+    time_limit,
+    write_text_output,
+)
 from .errors import FormatError, ShapeError
 from .qq import parse_vector
 
@@ -57,6 +70,11 @@ def _graph_summary(G) -> dict:
 
 
 def _cmd_graph(args: argparse.Namespace) -> int:
+    with time_limit(args.timeout, "graph"):
+        return _run_graph(args)
+
+
+def _run_graph(args: argparse.Namespace) -> int:
     from .depgraph import dependency_graph, write_graph
 
     check_outputs([args.output], [args.network])
@@ -91,6 +109,11 @@ def _cmd_graph(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    with time_limit(args.timeout, "plot"):
+        return _run_plot(args)
+
+
+def _run_plot(args: argparse.Namespace) -> int:
     from .plotting import plot_network
 
     check_outputs([args.output], [args.network])
@@ -104,6 +127,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_depth(args: argparse.Namespace) -> int:
+    with time_limit(args.timeout, "depth"):
+        return _run_depth(args)
+
+
+def _run_depth(args: argparse.Namespace) -> int:
     from .depth import depth_report
 
     check_outputs([args.certificate], [args.network])
@@ -128,6 +156,11 @@ def _cmd_depth(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    with time_limit(args.timeout, "report"):
+        return _run_report(args)
+
+
+def _run_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
     check_outputs([args.output], [args.network])
@@ -145,6 +178,7 @@ def register(subparsers) -> None:
     p.add_argument("--box", help="restrict to the box [LO,HI]^n0 (default: all of R^n0)")
     p.add_argument("--faces", action="store_true", help="the finer graph on the faces of the breakpoint complex")
     add_json_flag(p)
+    add_timeout_option(p)
     p.set_defaults(func=_cmd_graph)
 
     p = subparsers.add_parser("plot", help="picture of the bent hyperplane arrangement (or --graph)")
@@ -153,6 +187,7 @@ def register(subparsers) -> None:
     p.add_argument("--slice", help="n0 > 2: three points P0,P1,P2 (3*n0 comma-separated numbers) of a 2-D slice")
     p.add_argument("--graph", action="store_true", help="draw the dependency graph instead")
     p.add_argument("--box", help="draw the square [LO,HI]^2 (default: every vertex with a margin)")
+    add_timeout_option(p)
     p.set_defaults(func=_cmd_plot)
 
     p = subparsers.add_parser("depth", help="proven (NOT-SHALLOW) and generic lower bounds on depth")
@@ -160,10 +195,12 @@ def register(subparsers) -> None:
     p.add_argument("--certificate", metavar="OUT", help="write a NOT-SHALLOW certificate (fails if none is found)")
     p.add_argument("--box", help="search box LO,HI (default: from the first layer)")
     add_json_flag(p)
+    add_timeout_option(p)
     p.set_defaults(func=_cmd_depth)
 
     p = subparsers.add_parser("report", help="one self-contained HTML page on the network")
     add_network_argument(p)
     p.add_argument("-o", "--output", required=True, help="HTML file")
     p.add_argument("--box", help="box LO,HI for the analyses (default: automatic)")
+    add_timeout_option(p)
     p.set_defaults(func=_cmd_report)

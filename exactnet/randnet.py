@@ -17,7 +17,11 @@ from flint import fmpq
 from .errors import ShapeError, ValueRangeError
 from .network import Network
 
-__all__ = ["random_network", "parse_architecture", "random_rational"]
+__all__ = ["random_network", "parse_architecture", "random_rational", "MAX_PARAMETERS"]
+
+#: Largest parameter count of an architecture (about 1 GB of exact rationals; a width-1000
+#: network of ten layers has about 10^7 parameters).
+MAX_PARAMETERS = 10**7
 
 
 def parse_architecture(arch: str | Sequence[int]) -> tuple[int, ...]:
@@ -35,6 +39,10 @@ def parse_architecture(arch: str | Sequence[int]) -> tuple[int, ...]:
         )
     if any(v > 100000 for v in vals):
         raise ValueRangeError(f"architecture {vals}: widths above 100000 are not supported")
+    D = sum((a + 1) * b for a, b in zip(vals, vals[1:]))
+    if D > MAX_PARAMETERS:
+        raise ValueRangeError(f"architecture {vals} has {D} parameters; at most {MAX_PARAMETERS} are supported "
+                              "(every one is an exact rational object)")
     return vals
 
 

@@ -394,3 +394,47 @@ def test_survey_dask_address_that_does_not_parse(capsys, ws):
     pytest.importorskip("dask.distributed")
     code, _, err = run(capsys, "survey", "--arch", "2,2,1", "--samples", "2", "--dask", "notanaddress")
     assert_one_line_error(code, err, "cannot reach the Dask scheduler")
+
+
+@pytest.mark.parametrize("cmd,outputs", [
+    ("graph", ["-o", "g.json"]),
+    ("depth", ["--certificate", "d.cert"]),
+    ("plot", ["-o", "p.png", "--slice", "0,0,0,1,0,0,0,1,0"]),
+    ("report", ["-o", "r.html"]),
+])
+def test_timeout_bounds_the_commands_without_their_own_limits(capsys, ws, cmd, outputs):
+    """graph/depth/plot/report on a (3,8,8,8,1) network run for minutes; --timeout stops them
+    with one line and no output (the region step's own 'fall back to samples' cannot swallow it)."""
+    from exactnet.netjson import dumps_network
+    from exactnet.randnet import random_network
+
+    Path("big.json").write_text(dumps_network(random_network((3, 8, 8, 8, 1), seed=1)))
+    before = ws()
+    code, _, err = run(capsys, cmd, "big.json", "--timeout", "0.5", *outputs)
+    assert_one_line_error(code, err, f"timeout of 0.5 s reached ({cmd})")
+    assert ws() == before
+
+
+def test_time_limit_is_not_swallowed_by_library_fallbacks():
+    import time
+
+    from exactnet.cli_common import time_limit
+    from exactnet.errors import ExactnetError, LimitError
+
+    t0 = time.monotonic()
+    with pytest.raises(LimitError, match="timeout of 0.2 s"):
+        with time_limit(0.2, "test"):
+            while True:
+                try:
+                    time.sleep(0.01)
+                except ExactnetError:  # a library fallback must not catch the deadline
+                    pass
+    assert time.monotonic() - t0 < 5
+    with time_limit(None, "test"):  # no limit: runs the block
+        pass
+
+
+@pytest.mark.parametrize("cmd", [["random"], ["survey", "--samples", "1"]])
+def test_an_architecture_too_large_to_build_is_refused_at_once(capsys, ws, cmd):
+    code, _, err = run(capsys, *cmd, "--arch", "100000,100000,1")
+    assert_one_line_error(code, err, "10000200001 parameters")
