@@ -1,5 +1,4 @@
-"""Independent checker of exactnet certificates (proofs/spec-1.0.md): strict frame parser, digests,
-network binding, dispatch to ``proofs/kind_<name>.py`` and the exact helpers the kinds share."""
+"""Independent checker of exactnet certificates (proofs/spec-1.0.md): frame, digests, dispatch, exact helpers."""
 
 import hashlib
 import importlib.util
@@ -73,8 +72,7 @@ def dot(a, x):
     return sum((u * v for u, v in zip(a, x)), Z)
 
 def eliminate(M):
-    """(rank, determinant if M is square else 0) of a matrix of Fractions: rows cleared of
-    denominators, then fraction-free (Bareiss) elimination over the integers, every division exact."""
+    """(rank, determinant if M is square else 0) of a Fraction matrix by integer (Bareiss) elimination."""
     dens = [math.lcm(*(v.denominator for v in r)) for r in M]
     rows, scale = [[int(v * d) for v in r] for r, d in zip(M, dens)], math.prod(dens)
     ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
@@ -126,8 +124,7 @@ def forward(net, x):
     return pre, pre[-1]
 
 def local_affine(net, pattern):
-    """Per layer (output last), the affine forms (g, c), z = g.x + c, of the pre-activations when the
-    hidden neurons are active / inactive as the flat 0/1 ``pattern`` says."""
+    """Per layer (output last), the affine forms (g, c), z = g.x + c, of the pattern-P pre-activations."""
     wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length is not N")
     bits, n0, layers = iter(pattern), net.arch[0], []
     cur = [(row, Z) for row in eye(n0)]
@@ -249,10 +246,8 @@ def check_text(text, network_json_text=None):
         text = text.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
     try:
         cert = parse(text)
-        if network_json_text is not None:
-            given, net = load_network_json(network_json_text), cert.network
-            require((given.arch, given.W, given.b) == (net.arch, net.W, net.b), "E_NETWORK_MISMATCH", 3,
-                    "the embedded network is not the given network file")
+        require(network_json_text is None or vars(load_network_json(network_json_text)) == vars(cert.network),
+                "E_NETWORK_MISMATCH", 3, "the embedded network is not the given network file")
         name = "proofs.kind_" + cert.kind.lower().replace("-", "_")
         require(importlib.util.find_spec(name), "E_UNSUPPORTED", 2, f"no rule for kind {cert.kind}")
         importlib.import_module(name).check(cert)

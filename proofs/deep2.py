@@ -24,10 +24,9 @@ def _pre(net, x):
     """The hidden pre-activations at x, flat (the values of the forms of x's own pattern)."""
     return [v for z in forward(net, x)[0][:-1] for v in z]
 
-def _kink(net, pat, k, code, ln):
+def _kinked(net, pat, k):
     """Lemma B (i): the output maps with hidden neuron k (flat index) inactive / active differ."""
-    on = pat[:k] + [1] + pat[k + 1:]
-    require(local_affine(net, pat)[-1] != local_affine(net, on)[-1], code, ln, f"no kink at neuron {k}")
+    return local_affine(net, pat)[-1] != local_affine(net, pat[:k] + [1] + pat[k + 1:])[-1]
 
 def _bend(net, ln, t):
     """Lemma B: returns x, a point of E(f)."""
@@ -39,16 +38,12 @@ def _bend(net, ln, t):
             "need A, B > 0, U != 0 and a hidden neuron")
     z, y = [p - a * d for p, d in zip(x, u)], [p + b * d for p, d in zip(x, u)]
     nu = sum(net.arch[1:lay]) + idx  # the neuron's flat index
-    pat = [int(v > 0) for v in _pre(net, [(p + r) / 2 for p, r in zip(z, x)])]
-    forms = hidden_forms(net, pat)
-    for k, (vz, vx) in enumerate(zip(_at(forms, z), _at(forms, x))):
-        require(vz == vx == 0 if k == nu else vz * vx > 0 or (vz == 0) != (vx == 0), "E_BEND", ln,
-                f"hidden neuron {k} breaks the condition on (z, x)")
-    _kink(net, pat, nu, "E_BEND", ln)
-    pre = _pre(net, y)
-    forms = hidden_forms(net, [int(v > 0) for v in pre])
-    require(all(vy != 0 and vx * vy >= 0 for vx, vy in zip(_at(forms, x), pre)), "E_BEND", ln,
-            "a hidden neuron vanishes on (x, y]")
+    pat, pre = [int(v > 0) for v in _pre(net, [(p + r) / 2 for p, r in zip(z, x)])], _pre(net, y)
+    fm, fy = hidden_forms(net, pat), hidden_forms(net, [int(v > 0) for v in pre])  # patterns on (z, x), at y
+    require(all(vz == vx == 0 if k == nu else vz * vx > 0 or (vz == 0) != (vx == 0)
+                for k, (vz, vx) in enumerate(zip(_at(fm, z), _at(fm, x)))) and _kinked(net, pat, nu)
+            and all(vy != 0 and vx * vy >= 0 for vx, vy in zip(_at(fy, x), pre)), "E_BEND", ln,
+            "a hidden neuron breaks the condition on (z, x), or vanishes on (x, y], or no kink")
     return x
 
 def _covers(net, P, ln0):
@@ -125,15 +120,15 @@ def deep_2(cert, body):
         for y in pts:
             pre = _pre(net, y)
             pat, zeros = [int(v > 0) for v in pre], [k for k, v in enumerate(pre) if v == 0]
-            require(len(zeros) == 1, "E_OBSTRUCT", ln, "an obstruction point needs one vanishing neuron")
-            _kink(net, pat, zeros[0], "E_OBSTRUCT", ln)
+            require(len(zeros) == 1 and _kinked(net, pat, zeros[0]), "E_OBSTRUCT", ln,
+                    "an obstruction point needs one vanishing neuron, with a kink")
             g, c = hidden_forms(net, pat)[zeros[0]]
             hyps.add(tuple(v / next(a for a in [*g, c] if a) for v in [*g, c]))
         patches.append((pts, len(hyps)))
-    for span in _covers(net, P, ln0):
-        if not all(any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in t) for sp in span):  # not theta's
-            require(any(nh > n2 and _inside(P, span, pts) for pts, nh in patches), "E_COVER", ln0,
-                    "a cover of the bend points other than theta's first layer is not obstructed")
+    for span in _covers(net, P, ln0):  # theta's own hyperplanes, or obstructed
+        require(all(any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in t) for sp in span)
+                or any(nh > n2 and _inside(P, span, pts) for pts, nh in patches), "E_COVER", ln0,
+                "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
     zs = _points(net, ln, tk, n2)

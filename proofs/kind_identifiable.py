@@ -21,8 +21,8 @@ def _classes(cert, ln, name):
         groups.setdefault(tuple(v / a for v in list(w) + [bj]), []).append((j, a))
     cls = []
     for rho, mem in groups.items():
-        same = len(mem) == 2 and (name == "shallow-1" or (mem[0][1] > 0) == (mem[1][1] > 0))
-        require(len(mem) <= 2 and not same, "E_SAME_HYPERPLANE", ln, "two neurons (one sign) on a hyperplane")
+        require(len(mem) == 1 or len(mem) == 2 and name == "shallow-2" and (mem[0][1] > 0) != (mem[1][1] > 0),
+                "E_SAME_HYPERPLANE", ln, "two neurons (one sign) on a hyperplane")
         J = [sum(abs(a) * r[j] for j, a in mem) for r in V]
         require(any(J), "E_INVISIBLE", ln, "an opposite pair has J_C = 0")
         cls.append((rho[:-1], J, [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)))

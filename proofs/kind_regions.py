@@ -16,11 +16,17 @@ def _ints(ln, toks):
     fw.wellformed(all(_INT.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
     return [int(t) for t in toks]
 
-def _parse(body, n, N, index):
-    """-> (box or None, patterns, points, forced, facets, cell lines) of a well-formed body."""
+def verify_net(net, body):
+    """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
     def bad(ok, ln, msg, code="E_SYNTAX"):
         fw.wellformed(ok, code, ln, msg)
-    it, box = iter(body), None
+    def side(ln, a, s):  # the box side b_(a,s) >= 0
+        fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
+        return [v if s == 0 else -v for v in fw.eye(n)[a]], (-box[0] if s == 0 else box[1])
+    n, N = net.arch[0], net.num_hidden
+    names = [(l, i) for l in range(1, net.depth) for i in range(net.arch[l])]
+    index = {nm: k for k, nm in enumerate(names)}
+    it, box = iter(body), None  # reading: the malformed checks, line by line
     ln, toks = next(it, (0, []))
     if toks != ["domain", "all"]:
         bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box A B'")
@@ -57,23 +63,9 @@ def _parse(body, n, N, index):
             bad(False, ln, f"unknown keyword {kw!r}")
     bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
     fw.require(len(set(pats)) == K > 0, "E_DUPLICATE", ln, "no cell, or two cells with one pattern")
-    return box, pats, pts, forced, facets, cells
-
-def verify_net(net, body):
-    """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
-    n, N = net.arch[0], net.num_hidden
-    names = [(l, i) for l in range(1, net.depth) for i in range(net.arch[l])]
-    index = {nm: k for k, nm in enumerate(names)}
-    box, pats, pts, forced, facets, cells = _parse(body, n, N, index)
-    K, ln = len(pats), body[-1][0]
     # sgn[I][k]: the signed local pre-activation s_k(P_I) g_k of cell I, as (gradient, constant)
     sgn = [[([v if p else -v for v in g], c if p else -c) for p, (g, c) in zip(P, fw.hidden_forms(net, P))]
            for P in pats]
-
-    def side(ln, a, s):  # the box side b_(a,s) >= 0
-        fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
-        return [v if s == 0 else -v for v in fw.eye(n)[a]], (-box[0] if s == 0 else box[1])
-
     # 1. interior points: strict signs (zero only for a neuron identically zero, pattern bit 0)
     for I, (pln, x) in enumerate(pts):
         fw.require(box is None or all(box[0] < v < box[1] for v in x), "E_POINT", pln,
@@ -103,17 +95,13 @@ def verify_net(net, body):
         if kw == "facet":
             k, J = index.get(tuple(ids[:2])), ids[2]
             fw.require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
-            g0, c0 = sgn[I][k]
-        else:
-            g0, c0 = side(fln, *ids)
-        fw.require(fw.dot(g0, w) + c0 == 0 and any(g0), "E_FACET", fln, "witness not on the facet")
-        for g, c in sgn[I] + ([side(fln, a, s) for a in range(n) for s in (0, 1)] if box else []):
-            v = fw.dot(g, w) + c
-            par = all(g[p] * g0[q] == g[q] * g0[p] for p in range(n) for q in range(n))
-            fw.require(v > 0 or (v == 0 and par), "E_FACET", fln, "witness not inside the facet")
-        if kw == "facet":
-            fw.require(pats[J][k] != pats[I][k], "E_FACET", fln, "neighbour on the same side of the facet")
-            fw.require(all(fw.dot(g, w) + c >= 0 for g, c in sgn[J]), "E_FACET", fln, "not in the neighbour")
+        g0, c0 = sgn[I][k] if kw == "facet" else side(fln, *ids)
+        walls = sgn[I] + ([side(fln, a, s) for a in range(n) for s in (0, 1)] if box else [])
+        vals = [(fw.dot(g, w) + c, all(g[p] * g0[q] == g[q] * g0[p] for p in range(n) for q in range(n)))
+                for g, c in walls]  # (value at w, gradient parallel to the facet's)
+        fw.require(fw.dot(g0, w) + c0 == 0 and any(g0) and all(v > 0 or v == 0 and par for v, par in vals) and (
+            kw != "facet" or pats[J][k] != pats[I][k] and all(fw.dot(g, w) + c >= 0 for g, c in sgn[J])),
+            "E_FACET", fln, "witness not inside the facet, or not in a neighbour across it")
     return cells, pats
 
 def verify(Ws, bs, body, fail):

@@ -19,14 +19,12 @@ def canonical(Ws, bs, l=1, budget=None):
     best, key = None, lambda r: r[0]
     for choice in product(*[permutations(g) for _, g in groupby(sorted(rows, key=key), key=key)]):
         budget[0] -= 1
-        if budget[0] < 0:
-            return None
         order = [r for g in choice for r in g]
         nW, nb = list(Ws), list(bs)
         nW[l - 1], nb[l - 1] = [r[0][:-1] for r in order], [r[0][-1] for r in order]
         nW[l] = [[row[r[2]] * r[1] for r in order] for row in Ws[l]]
-        done = canonical(nW, nb, l + 1, budget)
-        if done is None:
+        done = canonical(nW, nb, l + 1, budget) if budget[0] >= 0 else None
+        if done is None:  # over budget, or a zero row deeper
             return None
         best = done if best is None else min(best, done)
     return best

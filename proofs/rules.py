@@ -48,15 +48,14 @@ def replay(Ws, bs, tokens, lineno=0):
             if name == "active":
                 need((not any(w) if l == 1 else min(w) >= 0) and b[i] >= 0, "not active by structure")
             else:
-                need(l + 1 < len(Ws), "next layer must be hidden")
-                need(all(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0 for row, x in zip(V, c)),
-                     "not hidden")
+                need(l + 1 < len(Ws) and all(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0
+                                             for row, x in zip(V, c)), "not hidden by a hidden next layer")
             b[i] += 1
             c[:] = [x - r[i] for x, r in zip(c, V)]
     elif name == "reflect":
-        need(not args and len(W) == 1 and l + 1 < len(Ws), "needs a width-1 layer before a hidden layer")
         Ts = {-x / r[0] for r, x in zip(V, c) if r[0]}
-        need(all(r[0] < 0 < x for r, x in zip(V, c)) and len(Ts) == 1, "next layer needs a < 0 < c, one T")
+        need(not args and len(W) == 1 and l + 1 < len(Ws) and all(r[0] < 0 < x for r, x in zip(V, c))
+             and len(Ts) == 1, "needs a width-1 layer before a hidden layer with a < 0 < c and one T")
         W[0], b[0] = [-x for x in W[0]], Ts.pop() - b[0]
         bs[l + 1] = [e + sum(u * x for u, x in zip(row, c)) for row, e in zip(Ws[l + 1], bs[l + 1])]
         Ws[l + 1] = [[-x for x in row] for row in Ws[l + 1]]
