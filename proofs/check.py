@@ -164,7 +164,7 @@ def _net_block(lines, i, name):
     k, W, b = i + 2, [], []
     for a, m in zip(arch, arch[1:]):  # the m rows of W_l, then b_l
         W.append([])
-        for key, count in [("w", a)] * m + [("b", m)]:
+        for key, count in [("w", a)] * min(m, len(lines)) + [("b", m)]:  # a huge m: E_TRUNCATED or E_SHAPE
             t = at(k)
             wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1, f"want {key}, {count} numbers")
             (W[-1].append if key == "w" else b.append)(qs(t[1:], k + 1))
@@ -223,8 +223,8 @@ def load_network_json(text):
         return Fraction(m.group())
     try:
         obj = json.loads(text)
-    except ValueError as e:
-        raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {e}") from None
+    except (ValueError, RecursionError) as e:  # also too deep nesting, integers over Python's digit limit
+        raise UsageError("E_NETWORK_FILE", 0, f"network file is not JSON: {str(e).split(';')[0]}") from None
     need(isinstance(obj, dict) and obj.get("format") == "exactnet-network/1", "format not exactnet-network/1")
     layers, W, b = obj.get("layers"), [], []
     need(isinstance(layers, list) and layers, "'layers' must be a non-empty list")

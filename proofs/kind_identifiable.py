@@ -52,7 +52,7 @@ def _shallow_1(cert, body):
     require(not R, "E_INCOMPLETE", body[-1][0], f"{len(R)} neurons not excluded from flip sets")
 
 def _shallow_2(cert, body):
-    ln, m, n0 = body[0][0], len(cert.network.W[1]), cert.network.arch[0]
+    ln, m, n0 = body[0][0], len(cert.network.W[-1]), cert.network.arch[0]  # W[-1]: E_DEPTH comes from _classes
     cls = _classes(cert, ln, "shallow-2")
     p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
     q, phis, plan, count = len(pairs), {}, [], 0

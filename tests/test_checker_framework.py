@@ -197,3 +197,47 @@ def test_cli_check_subcommand(tmp_path):
     assert args.func(args) == 0
     n.write_text(dumps_network(example("C")))
     assert args.func(parser.parse_args(["check", str(p), "--network", str(n)])) == 1
+
+
+def _frame(kind, net_lines, body):
+    """A certificate around ``net_lines`` (network block without digest) with correct digests."""
+    import hashlib
+
+    def dig(ls):
+        return hashlib.sha256("".join(s + "\n" for s in ls).encode()).hexdigest()
+    lines = ["exactnet certificate 1.0", f"kind {kind}", *net_lines, f"network-digest {dig(net_lines)}", *body,
+             f"conclusion {kind}"]
+    return "\n".join(lines + [f"end {dig(lines)}"]) + "\n"
+
+
+@pytest.mark.parametrize("width", ["99999999999", "9" * 3000], ids=["11-digits", "3000-digits"])
+def test_a_huge_declared_width_is_a_shape_error_not_an_internal_error(width):
+    """The rows of a declared width are read lazily: the first line that does not fit is E_SHAPE
+    (it once built a list of that many entries: MemoryError or OverflowError, E_INTERNAL)."""
+    text = _frame("IDENTIFIABLE", ["network begin", f"arch 2 {width} 1", "w 1 2", "b 0", "w 1", "b 0",
+                                   "network end"], ["rule shallow-2"])
+    assert fw.check_text(text) == (2, "s NOT VERIFIED", ["c line 6 E_SHAPE: want w, 2 numbers"])
+
+
+def test_shallow_2_on_an_affine_network_is_e_depth():
+    text = _frame("IDENTIFIABLE", ["network begin", "arch 2 1", "w 1 2", "b 0", "network end"], ["rule shallow-2"])
+    code, verdict, diags = fw.check_text(text)
+    assert (code, verdict) == (1, "s NOT VERIFIED") and "E_DEPTH" in diags[0]
+
+
+@pytest.mark.parametrize("net_text, needle", [
+    ("[" * 100000 + "]" * 100000, "maximum recursion depth"),
+    ('{"format": "exactnet-network/1", "layers": [{"weights": [[' + "1" * 5000 + ']], "biases": [0]}]}',
+     "Exceeds the limit"),
+], ids=["nesting", "digits"])
+def test_network_files_python_cannot_parse_are_usage_errors(tmp_path, capsys, net_text, needle):
+    """--network with nesting too deep for json, or an integer over Python's digit limit: exit 3,
+    E_NETWORK_FILE (was E_INTERNAL), and no advice about interpreter settings in the message."""
+    p, n = tmp_path / "x.cert", tmp_path / "net.json"
+    a = example("A")
+    p.write_text(write_certificate("LOCALLY-IDENTIFIABLE", a, locally_identifiable_body(a, [[1, 2]])))
+    n.write_text(net_text)
+    assert fw.main([str(p), "--network", str(n)]) == 3
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "s NOT VERIFIED" and "E_NETWORK_FILE" in out[1] and needle in out[1]
+    assert "set_int_max_str_digits" not in out[1]
