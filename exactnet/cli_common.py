@@ -1,8 +1,10 @@
-"""Shared pieces of the command line: loading networks, printing JSON, writing outputs.
+"""Shared pieces of the command line: loading networks, printing JSON, writing outputs,
+validating option values and output paths, and bounding a command's wall-clock time.
 
 Every subcommand module (``exactnet/cli_*.py``) exposes ``register(subparsers)``
 and uses these helpers so that all commands read networks, print ``--json`` and
-write files the same way (atomically, never a partial file).
+write files the same way (outputs checked before any work, written atomically, never a
+partial file), and bad option values are refused when the arguments are read.
 """
 
 from __future__ import annotations
