@@ -19,6 +19,7 @@ from typing import Sequence
 
 from . import __version__
 from .cli_common import (
+    Deadline,
     add_json_flag,
     add_network_argument,
     check_output_folder,
@@ -226,6 +227,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ExactnetError as e:
         msg = " ".join(str(e).split())
         print(f"exactnet: error: {msg}", file=sys.stderr)
+        return 2
+    except Deadline:  # a repeated alarm of cli_common.time_limit while its block was ending
+        print("exactnet: error: timeout reached", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("exactnet: interrupted", file=sys.stderr)

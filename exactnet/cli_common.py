@@ -37,6 +37,7 @@ __all__ = [
     "positive_int",
     "add_timeout_option",
     "time_limit",
+    "Deadline",
 ]
 
 
@@ -130,7 +131,7 @@ def positive_int(text: str) -> int:
     return v
 
 
-class _Deadline(BaseException):
+class Deadline(BaseException):
     """Raised by the alarm of :func:`time_limit`; a BaseException, so that no ``except
     ExactnetError`` fallback inside the library (e.g. "regions failed, sample instead") can
     swallow it."""
@@ -153,13 +154,16 @@ def time_limit(seconds: float | None, what: str):
         return
 
     def _alarm(signum, frame):
-        raise _Deadline
+        raise Deadline
 
     old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # After the first alarm it fires again every 0.05 s: an exception raised where Python ignores
+    # it (a finalizer, a weakref callback: "Exception ignored in ...") must not let the run go on.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
-    except _Deadline:
+    except Deadline:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         raise LimitError(f"timeout of {seconds:g} s reached ({what})") from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

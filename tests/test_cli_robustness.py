@@ -438,3 +438,22 @@ def test_time_limit_is_not_swallowed_by_library_fallbacks():
 def test_an_architecture_too_large_to_build_is_refused_at_once(capsys, ws, cmd):
     code, _, err = run(capsys, *cmd, "--arch", "100000,100000,1")
     assert_one_line_error(code, err, "10000200001 parameters")
+
+
+def test_time_limit_fires_again_when_its_first_alarm_is_swallowed():
+    """An alarm that lands where Python ignores exceptions (a finalizer: "Exception ignored in")
+    or in a bare ``except:`` must not let the run go on: the alarm repeats until the block ends."""
+    import time
+
+    from exactnet.cli_common import Deadline, time_limit
+    from exactnet.errors import LimitError
+
+    t0 = time.monotonic()
+    with pytest.raises(LimitError, match="timeout of 0.2 s"):
+        with time_limit(0.2, "test"):
+            try:
+                time.sleep(2)
+            except Deadline:  # swallowed, as a finalizer would
+                pass
+            time.sleep(2)
+    assert time.monotonic() - t0 < 1.5
