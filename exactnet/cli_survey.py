@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, positive_int, print_json
+from .cli_common import add_json_flag, check_outputs, positive_int, print_json
 from .errors import FileAccessError
-from .fileio import output_target
 
 __all__ = ["register"]
 
@@ -16,8 +15,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.resume and not args.output:
         raise FileAccessError("--resume continues the survey in --output FILE: give -o FILE")
-    if args.output:
-        output_target(args.output)  # the results file is appended to: its folder must exist, not a folder
+    check_outputs([args.output])  # the results file is appended to: its folder must exist, not a folder
     summary = run_survey(
         args.arch, args.samples, seed=args.seed, workers=args.workers, output=args.output,
         resume=args.resume, dask_address=args.dask, max_num=args.max_num, max_den=args.max_den,

@@ -412,6 +412,15 @@ class _Class:
     def pair(self) -> bool:
         return len(self.members) == 2
 
+    def coef(self, v: int) -> list:
+        """``kappa_C - a_C(v)`` (``v = 0``: mode P, ``a = 0``; ``v = 1``: mode N, ``a = J_C``)."""
+        return [kp - (J if v else Q0) for kp, J in zip(self.kappa, self.J)]
+
+    def dots(self, perp: list) -> list:
+        """``e . u_C`` for every ``e`` of ``perp`` (a basis of the annihilator of some ``U_T``)."""
+        u = self.u
+        return [sum((e[t] * u[t] for t in range(len(u)) if e[t] != 0), Q0) for e in perp]
+
 
 def _classes(net: Network) -> list[_Class]:
     W, b, V, _ = _parts(net)
@@ -483,7 +492,7 @@ def _mode_search(cls: list[_Class], n0: int, m: int, limit: int, allowed: dict |
 
     def term(i: int, v: int):
         if (i, v) not in terms:
-            cf = [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
+            cf = cls[i].coef(v)
             terms[i, v] = fmpq_mat([[c * x for x in cls[i].u] for c in cf]) if any(c != 0 for c in cf) else None
         return terms[i, v]
     seen = 0
@@ -515,23 +524,20 @@ def _positive_modes(cls: list[_Class], T: tuple, n0: int, m: int):
     perp = nullspace_basis([cls[i].u for i in T], n0)
     out = [i for i in range(len(cls)) if i not in T]
     allowed = {i: [0, 1] for i in out}
-
-    def coef(i, v):
-        return [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
     phis = []
     while perp:
-        live = [(i, v) for i in out for v in allowed[i] if any(x != 0 for x in coef(i, v))]
+        live = [(i, v) for i in out for v in allowed[i] if any(x != 0 for x in cls[i].coef(v))]
         if not live:
             break
-        dots = {i: [sum((e[t] * cls[i].u[t] for t in range(n0) if e[t] != 0), Q0) for e in perp] for i in out}
-        feats = [[c * dt for c in coef(i, v) for dt in dots[i]] for i, v in live]
+        dots = {i: cls[i].dots(perp) for i in out}
+        feats = [[c * dt for c in cls[i].coef(v) for dt in dots[i]] for i, v in live]
         z = _float_phi(feats, list(range(len(feats))))
         if z is None:
             break
         z = [fmpq(int(round(float(x) * 2**20)), 2**20) for x in z]
         Phi = [[sum((z[o * len(perp) + a] * perp[a][t] for a in range(len(perp))), Q0) for t in range(n0)]
                for o in range(m)]
-        val = {(i, v): sum((c * Phi[o][t] * cls[i].u[t] for o, c in enumerate(coef(i, v)) for t in range(n0)), Q0)
+        val = {(i, v): sum((c * Phi[o][t] * cls[i].u[t] for o, c in enumerate(cls[i].coef(v)) for t in range(n0)), Q0)
                for i, v in live}
         if any(x < 0 for x in val.values()) or not any(x > 0 for x in val.values()):
             break
@@ -636,20 +642,13 @@ def _pair_modes_witness(cls: list[_Class], n0: int, m: int):
         return None
     perp = nullspace_basis([cls[i].u for i in T], n0)
     own = {i: 0 if cls[i].members[0][1] > 0 else 1 for i in singles}
-
-    def coef(i, v):
-        return [kp - (J if v else Q0) for kp, J in zip(cls[i].kappa, cls[i].J)]
-    vecs = []
-    for i in singles:
-        cf = coef(i, 1 - own[i])
-        dots = [sum((e[t] * cls[i].u[t] for t in range(n0) if e[t] != 0), Q0) for e in perp]
-        vecs.append([c * dt for c in cf for dt in dots])
+    vecs = [[c * dt for c in cls[i].coef(1 - own[i]) for dt in cls[i].dots(perp)] for i in singles]
     found = zero_sum_subset(vecs).subset
     if found is None:
         return None
     flipped = {singles[t] for t in found}
     nu = {i: (1 - own[i] if i in flipped else own[i]) for i in singles}
-    D = _D(cls, {i: coef(i, nu[i]) for i in singles}, n0, m)
+    D = _D(cls, {i: cls[i].coef(nu[i]) for i in singles}, n0, m)
     return T, nu, D
 
 

@@ -61,6 +61,8 @@ from typing import Sequence
 import numpy as np
 from flint import fmpq, fmpz
 
+from .errors import ExactnetError
+
 __all__ = ["ZeroSumResult", "zero_sum_subset", "prune", "MAX_STATES"]
 
 #: Default bound on the number of reachable sums kept by :func:`zero_sum_subset`.
@@ -226,7 +228,8 @@ def zero_sum_subset(vectors: Sequence[Sequence[fmpq]], max_states: int = MAX_STA
     coeffs = np.array([rng.getrandbits(63) | 1 for _ in range(k)], dtype=np.int64)
 
     def done(S: list[int]) -> ZeroSumResult:
-        assert S and all(sum((vectors[t][i] for t in S), fmpq(0)) == 0 for i in range(k))
+        if not (S and all(sum((vectors[t][i] for t in S), fmpq(0)) == 0 for i in range(k))):  # exact re-check
+            raise ExactnetError("internal: the zero-sum search proposed a subset whose sum is not 0")
         return ZeroSumResult(tuple(sorted(S)), complete and A.complete and B.complete,
                              max(A.peak, B.peak), len(idx))
     A, B = _Reach(k, coeffs, max_states), _Reach(k, coeffs, max_states)
