@@ -12,7 +12,9 @@ The verdict is one of
 
 Order of the attempts: the structural hidden-symmetry rules of
 :mod:`exactnet.symmetry_rules` (any depth); the complete shallow analysis for one hidden
-layer; the global theorem for two hidden layers (rule deep-2); the rank certificate. A
+layer; the global theorem for two hidden layers (rule deep-2); neurons dead or stably
+active on the whole input space without a structural reason (:mod:`exactnet.sign_symmetry`);
+the exact fibre search for tiny deep networks; the rank certificate. A
 verdict is printed only with a certificate that the
 independent checker accepted.
 """
@@ -107,6 +109,29 @@ def _fibre_symmetry(net: Network) -> CertifyResult | None:
     return None
 
 
+def _sign_symmetry(net: Network) -> CertifyResult | None:
+    """A neuron dead or stably active on all of ``R^n0`` without a structural reason, or two neurons
+    never active together (proved by exact LP, :mod:`exactnet.sign_symmetry`); ``theta'`` proved in
+    the fibre by a common complex."""
+    if net.depth < 3:
+        return None
+    from .certificate import write_certificate
+    from .sign_symmetry import find_sign_symmetry
+
+    hit = find_sign_symmetry(net)
+    if hit is None:
+        return None
+    if hit.body is None:
+        return CertifyResult("UNDECIDED", None, f"{hit.describe()} (exact LP), but {hit.error}")
+    text = write_certificate("HIDDEN-SYMMETRY", net, [f"mechanism {hit.mechanism}",
+                             "equivalence complex", *hit.body], other=hit.other)
+    return CertifyResult(
+        "HIDDEN-SYMMETRY", "HIDDEN-SYMMETRY",
+        f"{hit.mechanism}: {hit.describe()} (proved by exact LP); theta' computes f (certified common "
+        "complex) outside the orbit",
+        mechanism=hit.mechanism, other=hit.other, certificate=text)
+
+
 def certify(net: Network) -> CertifyResult:
     """Decide what can be proved about ``net`` and return the verdict with its certificate."""
     reasons: list[str] = []
@@ -121,6 +146,8 @@ def certify(net: Network) -> CertifyResult:
         from .deep_identifiable import certify_deep
 
         attempts.append(certify_deep)
+    if _have("sign_symmetry") and _have("equivalence"):
+        attempts.append(_sign_symmetry)
     if _have("fibre_search"):
         attempts.append(_fibre_symmetry)
     if _have("fdim"):

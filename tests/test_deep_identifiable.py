@@ -1,7 +1,8 @@
 """Rule deep-2: IDENTIFIABLE for two hidden layers (proofs/lemmas/deep_identifiability.md).
 
 Oracles: the independent checker; exact second differences of f (kinks where Lemma B says so);
-the structural hidden-symmetry catalogue and the Jacobian rank (never contradicted); and a
+the structural hidden-symmetry catalogue, the sign-fact symmetries and the Jacobian rank (never
+contradicted); and a
 tampered network (a flip set planted) that the rule must refuse.
 """
 
@@ -17,6 +18,7 @@ from exactnet.fdim import functional_dimension
 from exactnet.network import Network
 from exactnet.qq import parse_q
 from exactnet.randnet import random_network
+from exactnet.sign_symmetry import find_sign_symmetry
 from exactnet.symmetry_rules import find_rules
 
 # (architecture, seed) pairs found by scanning seeds 0..60 of the default law
@@ -79,6 +81,7 @@ def test_never_contradicts_detectors_or_rank(arch):
             continue
         hits += 1
         assert not list(find_rules(net)), (arch, seed)
+        assert find_sign_symmetry(net) is None, (arch, seed)
         fd = functional_dimension(net)
         assert fd.functional_dimension == net.num_parameters - net.num_hidden
     assert hits >= 1
