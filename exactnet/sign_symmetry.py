@@ -143,10 +143,8 @@ def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000
     cand_dead, cand_active = constant_sign_candidates(net, points)
     pdead, pact, _ = prove_constant_signs(net, cand_dead, cand_active, budget=budget)
     dead, active = sign_facts(net, pdead, pact)[:2]
-    pending = None
 
     def attempt(moves):
-        nonlocal pending
         for (l, i), kind, j in moves:
             other = _moved(net, l, i, kind, j)
             try:
@@ -157,10 +155,8 @@ def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000
             found = SignSymmetry(l, i, kind, other, partner=j)
             try:
                 found.body = equivalent_body(net, other, timeout=timeout, max_cells=max_cells)
-            except ExactnetError as e:
+            except ExactnetError as e:  # the other moves' complexes are as large: stop here
                 found.error = f"the common complex of f and f' was not built ({e})"
-                pending = pending or found
-                continue
             return found
         return None
 
@@ -170,4 +166,4 @@ def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000
         pairs = [p for p in never_coactive_candidates(net, points) if not {p[0], p[1]} & (dead | active)]
         proved = prove_never_coactive(net, pairs, dead, active, budget=budget)[0] if pairs else ()
         hit = attempt(sorted((a, "pair", b[1]) for a, b in proved))
-    return hit or pending
+    return hit
