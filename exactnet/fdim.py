@@ -138,6 +138,7 @@ __all__ = [
     "neuron_label",
     "structural_kernel",
     "local_identifiability_body",
+    "HINT_MAX_RANK",
     "FALLBACK_SPREADS",
     "SAMPLE_SPREADS",
     "line_points",
@@ -1512,12 +1513,20 @@ def functional_dimension(
     )
 
 
+#: Largest rank ``D - N`` whose certificate carries the minor hint (``rows``, ``cols``, ``det``). The
+#: checker computes that ``(D-N) x (D-N)`` determinant exactly (Bareiss over Python integers: 390 s
+#: for ``D - N = 337``); without the hint it finds the rank modulo ``2^61 - 1`` (about 2 s there).
+HINT_MAX_RANK = 64
+
+
 def local_identifiability_body(net: Network, res: FdimResult) -> list[str]:
     """Body lines of a LOCALLY-IDENTIFIABLE certificate (``proofs/spec-1.0.md``).
 
-    The points are those carrying the selected nonzero ``(D-N) x (D-N)`` minor; the minor
-    hint (rows of the stacked Jacobian at those points, parameter columns, determinant) is
-    included so that the checker computes one determinant instead of a rank.
+    The points are those carrying the selected nonzero ``(D-N) x (D-N)`` minor; up to
+    ``D - N = HINT_MAX_RANK`` the minor hint (rows of the stacked Jacobian at those points,
+    parameter columns, determinant) is included so that the checker computes one small
+    determinant instead of a rank; above it the hint is left out (no determinant of thousands
+    of digits, over the checker's 4,000-digit limit).
     """
     from .certificate import locally_identifiable_body
 
@@ -1526,6 +1535,8 @@ def local_identifiability_body(net: Network, res: FdimResult) -> list[str]:
     pos = {k: n for n, k in enumerate(idx)}
     pts = [res.points[k] for k in idx]
     rows = [pos[r // m] * m + r % m for r in res.rank.rows]
+    if res.bound > HINT_MAX_RANK:  # the checker's exact determinant would take minutes; its rank modulo p seconds
+        return locally_identifiable_body(net, pts)
     return locally_identifiable_body(net, pts, rows=rows, cols=list(res.rank.cols))
 
 

@@ -88,6 +88,23 @@ def eliminate(M):
         prev, r = p, r + 1
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
+def rank_mod(M, p=(1 << 61) - 1):
+    """Rank of M over GF(p), a lower bound of its rank over Q (lemmas/local_identifiability.md); 0 when
+    p divides a denominator."""
+    if any(v.denominator % p == 0 for r in M for v in r):
+        return 0
+    inv = {d: pow(d, -1, p) for d in {v.denominator for r in M for v in r}}
+    rows, r = [[v.numerator * inv[v.denominator] % p for v in row] for row in M], 0
+    for c in range(len(rows[0]) if rows else 0):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
+        if piv is not None:  # rows below r are zero left of c
+            rows[r], rows[piv] = rows[piv], rows[r]
+            top = [v * pow(rows[r][c], -1, p) % p for v in rows[r][c:]]
+            rows[r + 1:] = [w[:c] + [(v - w[c] * t) % p for v, t in zip(w[c:], top)] if w[c] else w
+                            for w in rows[r + 1:]]
+            r += 1
+    return r
+
 def eye(n):
     return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
 

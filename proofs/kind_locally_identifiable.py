@@ -1,6 +1,6 @@
 """Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
 
-from proofs.check import Z, dot, eliminate, eye, forward, ints, q, qs, require, wellformed
+from proofs.check import Z, dot, eliminate, eye, forward, ints, q, qs, rank_mod, require, wellformed
 
 def jacobian_rows(net, x):
     """The m rows d f_o / d theta at x (pattern of x frozen), flatten order of the spec."""
@@ -35,7 +35,8 @@ def check(cert):
                 "a hidden pre-activation is zero at this point")
         J += jacobian_rows(net, x)
     if not rest:
-        require(eliminate(J)[0] >= R, "E_RANK_LOW", lr, f"the Jacobian at the points has rank below {R}")
+        require(rank_mod(J) >= R or eliminate(J)[0] >= R, "E_RANK_LOW", lr,
+                f"the Jacobian at the points has rank below {R}")
         return
     (l1, t1), (l2, t2), (l3, t3) = rest
     rows, cols = ints(t1[1:], l1), ints(t2[1:], l2)

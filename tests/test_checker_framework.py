@@ -154,6 +154,55 @@ def test_eliminate_against_flint():
             assert d == F(int(fm.det().p), int(fm.det().q))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_rank_mod_p_against_flint(data):
+    """The checker's rank modulo 2^61 - 1 against python-flint's exact rank (an independent
+    implementation): never above it, equal on small random matrices, 0 when p divides a denominator."""
+    import random
+
+    from flint import fmpq, fmpq_mat
+
+    from proofs.check import rank_mod
+
+    rng = random.Random(data.draw(st.integers(0, 10**6)))
+    n, k = rng.randint(1, 7), rng.randint(1, 7)
+    M = [[F(rng.randint(-3, 3), rng.randint(1, 4)) if rng.random() < 0.7 else F(0) for _ in range(k)]
+         for _ in range(n)]
+    if n > 2:  # a dependent row now and then
+        M[-1] = [a - 2 * b for a, b in zip(M[0], M[1])]
+    exact = fmpq_mat(n, k, [fmpq(x.numerator, x.denominator) for r in M for x in r]).rank()
+    assert rank_mod(M) == exact
+    p = (1 << 61) - 1
+    assert rank_mod([[F(p), F(0)], [F(0), F(1)]]) == 1 < 2 == fmpq_mat([[p, 0], [0, 1]]).rank()
+    assert rank_mod([[F(1, p)]]) == 0
+
+
+def test_no_hint_certificate_verifies_when_the_modular_rank_falls_short(monkeypatch):
+    """The modular rank is a shortcut: when it is below R the checker computes the exact rank."""
+    import proofs.kind_locally_identifiable as kli
+    from exactnet import fdim
+
+    net = example("C")
+    res = fdim.functional_dimension(net)
+    text = write_certificate("LOCALLY-IDENTIFIABLE", net, locally_identifiable_body(net, res.points))
+    assert "\ndet " not in text and check_certificate_text(text, network=net).verified
+    monkeypatch.setattr(kli, "rank_mod", lambda M: 0)
+    assert check_certificate_text(text, network=net).verified
+
+
+def test_large_rank_certificates_leave_out_the_minor_hint():
+    """Above HINT_MAX_RANK the producer writes no determinant (its exact check took minutes)."""
+    from exactnet import fdim
+    from exactnet.randnet import random_network
+
+    net = random_network((4, 8, 8, 1), seed=0)
+    res = fdim.certify_local(net)
+    assert net.num_parameters - net.num_hidden > fdim.HINT_MAX_RANK
+    assert res.verdict == "LOCALLY-IDENTIFIABLE" and "\ndet " not in res.certificate
+    assert check_certificate_text(res.certificate, network=net).verified
+
+
 def test_main_usage_and_io(tmp_path, capsys):
     assert fw.main([]) == 3
     assert fw.main(["a", "b"]) == 3

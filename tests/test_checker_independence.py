@@ -60,8 +60,10 @@ def test_raw_lines_counter(tmp_path):
 # (shallow-1, shallow-2, deep-2 with jump steps) the checker is 1,056 raw lines (968 non-blank),
 # down from 1,262, 1,165 and then 1,119 (1,027 non-blank) by simplifications that a differential run
 # showed to keep every exit code, verdict, reason code and line number; the 1,000 raw-line target is
-# still NOT met. This budget stops growth: new rules must pay for themselves.
-LINE_BUDGET = 1057
+# still NOT met. This budget stops growth: new rules must pay for themselves. The rank modulo
+# 2^61 - 1 for LOCALLY-IDENTIFIABLE (check.rank_mod, 390 s -> 6 s on a (4,16,16,1) certificate)
+# added 18 lines (1,074).
+LINE_BUDGET = 1075
 
 
 def test_line_width():
