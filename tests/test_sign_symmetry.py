@@ -135,3 +135,17 @@ def test_the_oracle_cases_contain_hits_without_a_structural_reason():
                 *sign_facts(net)[:2]):
             kinds.append(hit.kind)
     assert len(kinds) >= 3 and "pair" in kinds, kinds
+
+
+def test_certify_says_which_neuron_when_the_complex_is_too_large(monkeypatch):
+    import exactnet.equivalence as eq
+    from exactnet.certify import _sign_symmetry
+    from exactnet.errors import LimitError
+
+    def too_large(*a, **k):
+        raise LimitError("more than 20000 cells")
+
+    monkeypatch.setattr(eq, "equivalent_body", too_large)
+    res = _sign_symmetry(DEAD)
+    assert res.verdict == "UNDECIDED" and res.certificate is None
+    assert "(2,1) is dead" in res.reason and "20000 cells" in res.reason
