@@ -37,10 +37,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import ExactnetError
+from .fdim import neuron_label
 from .network import Network
 
-__all__ = ["SignSymmetry", "constant_sign_candidates", "never_coactive_candidates", "find_sign_symmetry",
-           "MECHANISMS"]
+__all__ = ["SignSymmetry", "preactivation_signs", "constant_sign_candidates", "never_coactive_candidates",
+           "find_sign_symmetry", "MECHANISMS"]
 
 #: Mechanism names (the same as the structural rules ``dead`` and ``active``).
 MECHANISMS = {"dead": "dead-neuron", "active": "stably-active-neuron", "pair": "never-coactive-pair"}
@@ -66,7 +67,7 @@ class SignSymmetry:
 
     @property
     def name(self) -> str:
-        return f"({self.layer},{self.index + 1})"
+        return neuron_label(self.layer, self.index)
 
     def describe(self) -> str:
         """The fact and the move, in words."""
@@ -75,35 +76,31 @@ class SignSymmetry:
         if self.kind == "active":
             return (f"neuron {self.name} is stably active on the whole input space, so a bias shift is "
                     "absorbed by the next layer")
-        return (f"neurons ({self.layer - 1},{self.partner + 1}) and {self.name} are never active together, so "
+        return (f"neurons {neuron_label(self.layer - 1, self.partner)} and {self.name} are never active together, so "
                 f"lowering the weight between them changes nothing")
 
 
-def constant_sign_candidates(net: Network, points) -> tuple[list, list]:
-    """Neurons of layers ``>= 2`` never positive / never negative at ``points`` (exact signs)."""
-    A = net.architecture
-    never_pos = [[True] * A[l] for l in range(1, net.depth)]
-    never_neg = [[True] * A[l] for l in range(1, net.depth)]
-    if points:
-        hidden = net.cleared_network().integer_preactivations(points)[:-1]
-        for l, (rows, _) in enumerate(hidden):  # the denominators are positive: signs of the integers
-            for i, row in enumerate(rows):
-                never_pos[l][i] = all(v <= 0 for v in row)
-                never_neg[l][i] = all(v >= 0 for v in row)
-    dead = [(l, i) for l in range(2, net.depth) for i in range(A[l]) if never_pos[l - 1][i]]
-    active = [(l, i) for l in range(2, net.depth) for i in range(A[l]) if never_neg[l - 1][i]]
-    return dead, active
-
-
-def never_coactive_candidates(net: Network, points) -> list:
-    """Pairs ``((l, i), (l-1, j))``, ``l >= 2``, ``W_l[i, j] != 0``, never both positive at ``points``."""
+def preactivation_signs(net: Network, points) -> list[list[list[int]]]:
+    """``signs[l-1][i][k]``: the sign (-1, 0, 1) of ``z_(l,i)`` at ``points[k]``, exactly (integer
+    pre-activations over positive denominators)."""
     if not points:
-        return []
-    signs = [[[v > 0 for v in row] for row in rows]
-             for rows, _ in net.cleared_network().integer_preactivations(points)[:-1]]
+        return [[[] for _ in range(n)] for n in net.architecture[1:-1]]
+    return [[[(v > 0) - (v < 0) for v in row] for row in rows]
+            for rows, _ in net.cleared_network().integer_preactivations(points)[:-1]]
+
+
+def constant_sign_candidates(net: Network, signs) -> tuple[list, list]:
+    """Neurons of layers ``>= 2`` never positive / never negative at the points of ``signs``."""
+    hidden = [(l, i) for l in range(2, net.depth) for i in range(net.architecture[l])]
+    return ([(l, i) for l, i in hidden if max(signs[l - 1][i], default=-1) <= 0],
+            [(l, i) for l, i in hidden if min(signs[l - 1][i], default=1) >= 0])
+
+
+def never_coactive_candidates(net: Network, signs) -> list:
+    """Pairs ``((l, i), (l-1, j))``, ``l >= 2``, ``W_l[i, j] != 0``, never both positive at the points."""
     return [((l, i), (l - 1, j)) for l in range(2, net.depth) for i in range(net.architecture[l])
             for j in range(net.architecture[l - 1]) if net.weights(l)[i][j] != 0
-            and not any(a and c for a, c in zip(signs[l - 1][i], signs[l - 2][j]))]
+            and not any(a > 0 and c > 0 for a, c in zip(signs[l - 1][i], signs[l - 2][j]))]
 
 
 def _moved(net: Network, l: int, i: int, kind: str, j: int | None = None) -> Network:
@@ -140,7 +137,8 @@ def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000
 
     points = sample_batch(net, 0, min(2 * net.num_parameters, 512), seed=seed)
     points += sample_batch(net, 1, 64, seed=seed)
-    cand_dead, cand_active = constant_sign_candidates(net, points)
+    signs = preactivation_signs(net, points)
+    cand_dead, cand_active = constant_sign_candidates(net, signs)
     pdead, pact, _ = prove_constant_signs(net, cand_dead, cand_active, budget=budget)
     dead, active = sign_facts(net, pdead, pact)[:2]
 
@@ -163,7 +161,7 @@ def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000
     hit = attempt(sorted([(k, "dead", None) for k in dead if k[0] >= 2]
                          + [(k, "active", None) for k in active if k[0] >= 2]))
     if hit is None:
-        pairs = [p for p in never_coactive_candidates(net, points) if not {p[0], p[1]} & (dead | active)]
+        pairs = [p for p in never_coactive_candidates(net, signs) if not {p[0], p[1]} & (dead | active)]
         proved = prove_never_coactive(net, pairs, dead, active, budget=budget)[0] if pairs else ()
         hit = attempt(sorted((a, "pair", b[1]) for a, b in proved))
     return hit

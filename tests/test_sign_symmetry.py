@@ -13,7 +13,7 @@ from exactnet.fdim import sign_facts
 from exactnet.network import Network
 from exactnet.randnet import random_network
 from exactnet.regions import compute_regions
-from exactnet.sign_symmetry import constant_sign_candidates, find_sign_symmetry
+from exactnet.sign_symmetry import constant_sign_candidates, find_sign_symmetry, preactivation_signs
 from exactnet.symmetry import same_orbit
 from exactnet.symmetry_rules import find_rules
 
@@ -86,7 +86,8 @@ def test_bounded_complex_gives_the_neuron_and_no_verdict():
 def test_shallow_and_generic_networks_have_no_candidate():
     assert find_sign_symmetry(random_network((2, 5, 1), seed=0)) is None
     net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, -1], [-1, 1]], [0, 0]), ([[1, 1]], [0])])
-    assert constant_sign_candidates(net, [[Q(1), Q(0)], [Q(0), Q(1)]]) == ([], [])
+    assert constant_sign_candidates(net, preactivation_signs(net, [[Q(1), Q(0)], [Q(0), Q(1)]])) == ([], [])
+    assert preactivation_signs(net, [[Q(1), Q(0)]]) == [[[1], [0]], [[1], [-1]]]
 
 
 CASES = [((2, 3, 3, 1), s) for s in range(40)] + [((2, 2, 3, 2, 1), s) for s in range(20)] + \
