@@ -1,8 +1,9 @@
-"""``exactnet certify NET [-o CERT] [--json]``: the identifiability verdict with its certificate.
+"""``exactnet certify NET [-o CERT] [--json] [--timeout S]``: the identifiability verdict with its certificate.
 
 Exit codes: 0 a verdict was proved (``IDENTIFIABLE``, ``LOCALLY-IDENTIFIABLE`` or
 ``HIDDEN-SYMMETRY``) and its certificate passed the independent checker; 1 ``UNDECIDED``
-(the reason is printed; this says nothing about the network); 2 bad input.
+(the reason is printed; this says nothing about the network), also when ``--timeout S``
+(wall clock) stopped the attempts: no certificate is written then; 2 bad input.
 """
 
 from __future__ import annotations
@@ -10,17 +11,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import add_json_flag, add_network_argument, check_outputs, load_network_arg, print_json, write_text_output
+from .cli_common import (add_json_flag, add_network_argument, check_outputs, load_network_arg, positive_seconds,
+                         print_json, time_limit, write_text_output)
+from .errors import LimitError
 
 __all__ = ["register"]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .certify import certify
+    from .certify import CertifyResult, certify
 
     check_outputs([args.output, args.theta_prime], [args.network])
     net = load_network_arg(args)
-    res = certify(net)
+    try:
+        with time_limit(args.timeout, "certify"):
+            res = certify(net)
+    except LimitError as e:
+        res = CertifyResult("UNDECIDED", None, str(e))
     if args.output and res.certificate is not None:
         write_text_output(args.output, res.certificate)
     if args.theta_prime and res.other is not None:
@@ -54,5 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_network_argument(p)
     p.add_argument("-o", "--output", help="write the certificate here")
     p.add_argument("--theta-prime", help="write the hidden-symmetry witness network here (when there is one)")
+    p.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
+                   help="answer UNDECIDED (exit 1, no certificate) after S seconds of wall-clock time")
     add_json_flag(p)
     p.set_defaults(func=_run)

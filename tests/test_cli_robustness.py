@@ -457,3 +457,17 @@ def test_time_limit_fires_again_when_its_first_alarm_is_swallowed():
                 pass
             time.sleep(2)
     assert time.monotonic() - t0 < 1.5
+
+
+def test_certify_timeout_is_undecided_with_no_certificate(capsys, ws):
+    """certify --timeout S: exit 1 (UNDECIDED, the reason names the timeout), no certificate file."""
+    from exactnet.netjson import dumps_network
+    from exactnet.randnet import random_network
+
+    Path("big.json").write_text(dumps_network(random_network((4, 16, 16, 1), seed=0)))
+    before = ws()
+    code, out, err = run(capsys, "certify", "big.json", "--timeout", "0.3", "-o", "c.cert", "--theta-prime", "t.json")
+    assert code == 1 and "verdict: UNDECIDED" in out and "timeout of 0.3 s reached (certify)" in out, (out, err)
+    assert "Traceback" not in err and ws() == before
+    code, _, err = run(capsys, "certify", "big.json", "--timeout", "-2")
+    assert_one_line_error(code, err, "--timeout")
