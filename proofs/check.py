@@ -49,17 +49,17 @@ def trap(fail, fn, *args):
     except CheckError as e:
         fail("reject" if isinstance(e, Reject) else "malformed", e.code, e.lineno, e.msg)
 
-def q(token, lineno=0):
-    """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit)."""
+def q(token, lineno=0, limit="E_LIMIT"):
+    """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit: reason code ``limit``)."""
     wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno, f"not canonical: {token!r}")
     num, _, den = token.lstrip("-").partition("/")
-    wellformed(max(len(num), len(den)) <= MAX_DIGITS, "E_LIMIT", lineno, f"over {MAX_DIGITS} digits")
+    wellformed(max(len(num), len(den)) <= MAX_DIGITS, limit, lineno, f"over {MAX_DIGITS} digits")
     v = Fraction(token)
     wellformed(str(v) == token, "E_NUMBER", lineno, f"not a canonical rational: {token!r}")  # reduced, not -0
     return v
 
-def qs(tokens, lineno=0):
-    return [q(t, lineno) for t in tokens]
+def qs(tokens, lineno=0, limit="E_LIMIT"):
+    return [q(t, lineno, limit) for t in tokens]
 
 def ints(tokens, lineno=0):
     """Canonical non-negative integers."""
@@ -80,8 +80,7 @@ def eliminate(M):
         piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
         if piv is None:
             continue
-        if piv != r:
-            rows[r], rows[piv], sign = rows[piv], rows[r], -sign
+        rows[r], rows[piv], sign = rows[piv], rows[r], sign if piv == r else -sign
         p, top = rows[r][c], rows[r]
         rows[r + 1:] = [[0] * (c + 1) + [(p * v - w[c] * t) // prev for v, t in zip(w[c + 1:], top[c + 1:])]
                         for w in rows[r + 1:]]
@@ -125,9 +124,8 @@ def no_flip_set(vecs, lineno, limit, msg):
 class Net:
     """A network: ``arch`` [n0..nL], ``W[l]`` (n_(l+1) rows of n_l Fractions), ``b[l]``; l from 0."""
     def __init__(self, arch, W, b):
-        self.arch, self.W, self.b, self.depth = list(arch), W, b, len(W)
+        self.arch, self.W, self.b, self.depth, self.num_hidden = list(arch), W, b, len(W), sum(arch[1:-1])
         self.num_parameters = sum(len(r) for M in W for r in M) + sum(len(v) for v in b)
-        self.num_hidden = sum(self.arch[1:-1])
     @classmethod
     def of(cls, W, b):
         return cls([len(W[0][0])] + [len(v) for v in b], W, b)
@@ -151,6 +149,10 @@ def local_affine(net, pattern):
         cur = [z if next(bits, 1) else ([Z] * n0, Z) for z in layers[-1]]  # unused after the output layer
     return layers
 
+def hidden_pre(net, x):
+    """The hidden pre-activations at x, flat (one per pattern bit)."""
+    return [v for z in forward(net, x)[0][:-1] for v in z]
+
 def hidden_forms(net, pattern):
     """The forms of ``local_affine`` for the hidden neurons, flat (one per pattern bit)."""
     return [f for layer in local_affine(net, pattern)[:-1] for f in layer]
@@ -159,8 +161,7 @@ def in_region(net, pattern, points):
     """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
     every point; then on conv(points) the network equals the pattern-P affine map."""
     forms = hidden_forms(net, pattern)
-    return all(dot(g, x) + c >= 0 if p else dot(g, x) + c <= 0
-               for x in points for p, (g, c) in zip(pattern, forms))
+    return all(dot(g, x) + c >= 0 if p else dot(g, x) <= -c for x in points for p, (g, c) in zip(pattern, forms))
 
 # What a kind module receives: .network, .other (Net or None), .body [(lineno, tokens)].
 Cert = namedtuple("Cert", "version kind network other body")
@@ -281,8 +282,7 @@ def main(argv=None):
         print("usage: python proofs/check.py CERT [--network NET.json]", file=sys.stderr)
         return 3
     try:  # check_text reads no file: OSError and UnicodeDecodeError come from reading the two files
-        data = Path(a[0]).read_bytes()
-        net_text = None if net_path is None else Path(net_path).read_text(encoding="utf-8")
+        data, net_text = Path(a[0]).read_bytes(), None if net_path is None else Path(net_path).read_text("utf-8")
         code, verdict, diags = check_text(data, net_text)
     except (OSError, UnicodeDecodeError) as e:
         code, verdict, diags = 3, "s NOT VERIFIED", [f"c line 0 E_IO: {e}"]

@@ -3,26 +3,21 @@ obstructions, anchor cell, steps and jumps, no flip sets (proofs/lemmas/deep_ide
 
 from itertools import combinations
 
-from proofs.check import Z, dot, eliminate, forward, hidden_forms, ints, local_affine, no_flip_set, qs, rank
-from proofs.check import require, wellformed
+from proofs.check import Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine, no_flip_set, qs
+from proofs.check import rank, require, wellformed
 
 MAX_NODES = 50000
 
 def _sgn(v):
     return (v > 0) - (v < 0)
 
-def _points(net, ln, toks, k):
+def _points(n0, ln, toks, k):
     """k points of n0 coordinates from one line's tokens."""
-    n0 = net.arch[0]
     wellformed(len(toks) == k * n0, "E_SYNTAX", ln, f"expected {k * n0} numbers, got {len(toks)}")
     return [qs(toks[i * n0:(i + 1) * n0], ln) for i in range(k)]
 
 def _at(forms, x):
     return [dot(g, x) + c for g, c in forms]
-
-def _pre(net, x):
-    """The hidden pre-activations at x, flat (the values of the forms of x's own pattern)."""
-    return [v for z in forward(net, x)[0][:-1] for v in z]
 
 def _kinked(net, pat, k):
     """Lemma B (i): the output maps with hidden neuron k (flat index) inactive / active differ."""
@@ -38,7 +33,7 @@ def _bend(net, ln, t):
             "need A, B > 0, U != 0 and a hidden neuron")
     z, y = [p - a * d for p, d in zip(x, u)], [p + b * d for p, d in zip(x, u)]
     nu = sum(net.arch[1:lay]) + idx  # the neuron's flat index
-    pat, pre = [int(v > 0) for v in _pre(net, [(p + r) / 2 for p, r in zip(z, x)])], _pre(net, y)
+    pat, pre = [int(v > 0) for v in hidden_pre(net, [(p + r) / 2 for p, r in zip(z, x)])], hidden_pre(net, y)
     fm, fy = hidden_forms(net, pat), hidden_forms(net, [int(v > 0) for v in pre])  # patterns on (z, x), at y
     require(all(vz == vx == 0 if k == nu else vz * vx > 0 or (vz == 0) != (vx == 0)
                 for k, (vz, vx) in enumerate(zip(_at(fm, z), _at(fm, x)))) and _kinked(net, pat, nu)
@@ -54,16 +49,12 @@ def _covers(net, P, ln0):
             for T in combinations([j for j in range(len(P)) if j != i], k):
                 base = [[r - s for r, s in zip(P[j], p)] for j in T]
                 if rank(base) == k:
-                    c = frozenset(m for m, o in enumerate(P)
-                                  if rank(base + [[r - s for r, s in zip(o, p)]]) == k)
+                    c = frozenset(m for m, o in enumerate(P) if rank(base + [[r - s for r, s in zip(o, p)]]) == k)
                     flats[i].setdefault(c, (k == n0 - 1, (i,) + T))
     M = max(len(c) for opts in flats for c in opts)  # the largest content of a flat
-
     def can(left, r):  # r flats can cover the points left
         nodes[0] += 1
-        return not left or 0 < r and len(left) <= r * M and any(can(left - c, r - 1)
-                                                                for c in flats[min(left)])
-
+        return not left or 0 < r and len(left) <= r * M and any(can(left - c, r - 1) for c in flats[min(left)])
     def go(left, chosen):
         nodes[0] += 1
         require(nodes[0] <= MAX_NODES, "E_LIMIT", ln0, f"cover search limited to {MAX_NODES} nodes")
@@ -72,10 +63,9 @@ def _covers(net, P, ln0):
             found.extend([] if left else [chosen])
         elif len(left) <= (n1 - len(chosen)) * M:  # else prune (Lemma C): the flats left cannot cover P
             for c, (hyper, span) in flats[min(left)].items():
+                require(hyper or not can(left - c, n1 - len(chosen) - 1), "E_COVER", ln0, "cover with a free flat")
                 if hyper:
                     go(left - c, chosen + [span])
-                else:
-                    require(not can(left - c, n1 - len(chosen) - 1), "E_COVER", ln0, "cover with a free flat")
     go(frozenset(range(len(P))), [])
     return found
 
@@ -116,9 +106,9 @@ def deep_2(cert, body):
     require(P, "E_COVER", ln0, "no bend points")
     patches = []  # (points, number of local hyperplanes) of each obstruct line
     for ln, tk in groups["obstruct"]:
-        pts, hyps = _points(net, ln, tk[1:], ints(tk[:1], ln)[0]), set()
+        pts, hyps = _points(n0, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
-            pre = _pre(net, y)
+            pre = hidden_pre(net, y)
             pat, zeros = [int(v > 0) for v in pre], [k for k, v in enumerate(pre) if v == 0]
             require(len(zeros) == 1 and _kinked(net, pat, zeros[0]), "E_OBSTRUCT", ln,
                     "an obstruction point needs one vanishing neuron, with a kink")
@@ -131,7 +121,7 @@ def deep_2(cert, body):
                 "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
-    zs = _points(net, ln, tk, n2)
+    zs = _points(n0, ln, tk, n2)
     s0, g0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])
     for k, z in enumerate(zs):
         require(_piece(net, ln, "E_ANCHOR", k, z)[0] == s0 and any(row[k] for row in W3), "E_ANCHOR", ln,
@@ -143,7 +133,7 @@ def deep_2(cert, body):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            y = _points(net, ln, tk[1:], 1)[0]
+            y = _points(n0, ln, tk[1:], 1)[0]
             s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # signs of both hidden layers
             zero = [j for j in range(n1) if s[j] == 0]
             require(len(zero) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
@@ -156,7 +146,7 @@ def deep_2(cert, body):
                 K |= {(k, j) for k in unknown}
             continue
         k = ints(tk[1:2], ln)[0]
-        s, g = _piece(net, ln, "E_STEP", k, _points(net, ln, tk[2:], 1)[0])
+        s, g = _piece(net, ln, "E_STEP", k, _points(n0, ln, tk[2:], 1)[0])
         J = [j for j in range(n1) if s[j] != s0[j]]
         for r in range(n2):
             T = [t[j] for j in J if (r, j) not in K]

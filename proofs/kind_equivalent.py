@@ -29,7 +29,7 @@ def _orbit(f, g, body):
     require(f.arch == g.arch, "E_SHAPE", 0, "an orbit body needs equal architectures")
     wellformed(len(body) == 2 * (f.depth - 1), "E_SYNTAX", body[0][0] if body else 0,
                "one perm and one scale line per layer")
-    W, b = [[list(r) for r in M] for M in f.W], [list(v) for v in f.b]
+    W, b = list(f.W), list(f.b)
     for L in range(1, f.depth):
         (lp, tp), (ls, ts), n = body[2 * L - 2], body[2 * L - 1], f.arch[L]
         wellformed(tp[:2] == ["perm", str(L)] and ts[:2] == ["scale", str(L)] and len(tp) == len(ts) == n + 2,
@@ -39,8 +39,7 @@ def _orbit(f, g, body):
         W[L - 1] = [[c[j] * v for v in W[L - 1][p[j]]] for j in range(n)]
         b[L - 1] = [c[j] * b[L - 1][p[j]] for j in range(n)]
         W[L] = [[r[p[j]] / c[j] for j in range(n)] for r in W[L]]
-    require(W == [[list(r) for r in M] for M in g.W] and b == [list(v) for v in g.b], "E_NOT_DERIVED", 0,
-            "the permutations and scalings do not map the first network onto the second")
+    require(W == g.W and b == g.b, "E_NOT_DERIVED", 0, "the permutations and scalings do not map f onto g")
     return 0
 
 def verify_pair(f, g, body):

@@ -9,10 +9,9 @@ from proofs.deep2 import deep_2
 
 MAX_MODE_CONFIGS = 2 ** 12
 
-def _classes(cert, ln, name):
+def _classes(net, ln, name):
     """Classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or column;
     rejects two neurons of one orientation on a hyperplane (any two for shallow-1) or J_C = 0."""
-    net = cert.network
     require(net.depth == 2, "E_DEPTH", ln, f"rule {name} needs one hidden layer")
     V, groups = net.W[1], {}
     for j, (w, bj) in enumerate(zip(net.W[0], net.b[0])):
@@ -29,7 +28,7 @@ def _classes(cert, ln, name):
     return cls
 
 def _shallow_1(cert, body):
-    _classes(cert, body[0][0], "shallow-1")
+    _classes(cert.network, body[0][0], "shallow-1")
     (W, V), n0 = cert.network.W, cert.network.arch[0]
     u = [[r[j] * x for r in V for x in w] for j, w in enumerate(W)]  # u_j = vec(V_j w_j^T)
     R = list(range(len(W)))
@@ -53,7 +52,7 @@ def _shallow_1(cert, body):
 
 def _shallow_2(cert, body):
     ln, m, n0 = body[0][0], len(cert.network.W[-1]), cert.network.arch[0]  # W[-1]: E_DEPTH comes from _classes
-    cls = _classes(cert, ln, "shallow-2")
+    cls = _classes(cert.network, ln, "shallow-2")
     p, pairs = len(cls), [C[0] for C in cls if C[3] == 2]
     q, phis, plan, count = len(pairs), {}, [], 0
     for l, t in body[1:]:  # 'positive q T_1..T_q PHI_1..PHI_(m*n0)' (Lemma 5)
@@ -77,8 +76,7 @@ def _shallow_2(cert, body):
                 allowed = {i: tuple(v for v in allowed[i] if val[(i, v)] == 0) for i in out}
             plan.append((T, out, co, allowed))
             count += prod(len(a) for a in allowed.values())
-            require(count <= MAX_MODE_CONFIGS, "E_LIMIT", ln,
-                    f"over {MAX_MODE_CONFIGS} class-mode configurations")
+            require(count <= MAX_MODE_CONFIGS, "E_LIMIT", ln, f"over {MAX_MODE_CONFIGS} class-mode configurations")
     for T, out, co, allowed in plan:
         UT = [cls[i][0] for i in T]
         rT = rank(UT)

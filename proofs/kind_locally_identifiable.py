@@ -1,6 +1,6 @@
 """Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
 
-from proofs.check import Z, dot, eliminate, eye, forward, ints, q, qs, rank_mod, require, wellformed
+from proofs.check import Z, dot, eliminate, eye, forward, hidden_pre, ints, q, qs, rank_mod, require, wellformed
 
 def jacobian_rows(net, x):
     """The m rows d f_o / d theta at x (pattern of x frozen), flatten order of the spec."""
@@ -31,12 +31,10 @@ def check(cert):
     for ln, t in body[2:2 + K]:
         wellformed(len(t) == net.arch[0] + 1, "E_SHAPE", ln, f"a point has {net.arch[0]} coordinates")
         x = qs(t[1:], ln)
-        require(0 not in [v for z in forward(net, x)[0][:-1] for v in z], "E_NOT_STRICT", ln,
-                "a hidden pre-activation is zero at this point")
+        require(0 not in hidden_pre(net, x), "E_NOT_STRICT", ln, "a hidden pre-activation is zero at this point")
         J += jacobian_rows(net, x)
     if not rest:
-        require(rank_mod(J) >= R or eliminate(J)[0] >= R, "E_RANK_LOW", lr,
-                f"the Jacobian at the points has rank below {R}")
+        require(rank_mod(J) >= R or eliminate(J)[0] >= R, "E_RANK_LOW", lr, f"the Jacobian has rank < {R}")
         return
     (l1, t1), (l2, t2), (l3, t3) = rest
     rows, cols = ints(t1[1:], l1), ints(t2[1:], l2)

@@ -3,7 +3,6 @@ proofs/lemmas/not_locally_identifiable.md)."""
 
 from proofs import check as fw
 
-Z = fw.Z
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
 def check(cert):
@@ -40,8 +39,8 @@ def check(cert):
     r_ = lambda i, t: [x + t * y for x, y in zip(W[i] + [b[i]], dW[l0][i] + [db[l0][i]])]  # noqa: E731
     c_ = lambda i, t: [V[o][i] + t * dW[L][o][i] for o in range(len(V))]  # noqa: E731
     sg = 1 if name == "proportional" else -1  # the rows of I and J: r_J = sg lam r_I with lam > 0
-    lam = next((sg * y / x for x, y in zip(r_(I, Z), r_(J, Z)) if x), Z)
-    for t in (Z, T):
+    lam = next((sg * y / x for x, y in zip(r_(I, fw.Z), r_(J, fw.Z)) if x), fw.Z)
+    for t in (fw.Z, T):
         r = r_(I, t)
         pair = lam > 0 and r_(J, t) == [sg * lam * x for x in r]  # proportional / opposite rows
         good = {"active": all(w == 0 if L == 1 else w >= 0 for w in r[:-1]) and r[-1] >= 0,
@@ -50,18 +49,17 @@ def check(cert):
         good = good and (name != "opposite" or all(x + lam * y == 0 for x, y in zip(c_(I, t), c_(J, t))))
         need(good, "E_CONDITION", lm, f"the side condition of {name} fails at t = {t}")
     beta = db[l0][I]
-    need((name not in ("active", "opposite") or db[L] == [-x * beta for x in c_(I, Z)])
+    need((name not in ("active", "opposite") or db[L] == [-x * beta for x in c_(I, fw.Z)])
          and (name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))),
          "E_SUPPORT", ld, f"delta does not compensate ({name})")
-    gu = []
+    gu = []  # (g(x), u(x)) per witness: z_(L,I)(t)(x) = g(x) + t u(x) (the lemma)
     for x in xs:
-        pre, _ = fw.forward(net, x)
-        h = x if l0 == 0 else [v if v > 0 else Z for v in pre[l0 - 1]]
-        gu.append((pre[l0][I], fw.dot(dW[l0][I], h) + beta))
+        pre = fw.forward(net, x)[0]
+        gu.append((pre[l0][I], fw.dot(dW[l0][I], [max(v, fw.Z) for v in pre[l0 - 1]] if l0 else x) + beta))
     if inv == "contribution":
         need(L == net.depth - 1, "E_DEPTH", lv, "invariant contribution needs the last hidden layer")
         (g, u), dC = gu[0], [dW[L][o][I] for o in range(len(V))]
-        ok = any(v * u + e * g for v, e in zip(c_(I, Z), dC)) or any(e * u for e in dC)
+        ok = any(v * u + e * g for v, e in zip(c_(I, fw.Z), dC)) or any(e * u for e in dC)
     elif inv == "ratio":
         K = fw.ints(tv[2:], lv)[0]
         need(K < net.arch[L + 1], "E_INDEX", lv, "neuron K is not in layer L + 1")

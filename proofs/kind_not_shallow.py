@@ -1,6 +1,6 @@
 """Kind NOT-SHALLOW (proofs/spec-1.0-not-shallow.md, proofs/lemmas/not_shallow.md)."""
 
-from proofs.check import dot, eliminate, forward, in_region, local_affine, qs, require, wellformed
+from proofs.check import dot, eliminate, hidden_pre, in_region, local_affine, qs, require, wellformed
 
 def check(cert):
     net, body, vals = cert.network, cert.body, []
@@ -29,5 +29,4 @@ def check(cert):
                 "prism leaves the region of its pattern")
     slopes = [[dot(g, d) for g, _ in local_affine(net, pat)[-1]] for pat in (minus, plus)]
     require(slopes[0] != slopes[1], "E_NS_SMOOTH", lines[n + 1], "equal directional derivatives on the sides")
-    require(0 not in [z for zs in forward(net, r)[0][:-1] for z in zs], "E_NS_NOT_REGULAR", lines[-1],
-            "a hidden pre-activation vanishes at the regular point")
+    require(0 not in hidden_pre(net, r), "E_NS_NOT_REGULAR", lines[-1], "a hidden pre-activation vanishes here")

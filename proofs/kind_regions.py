@@ -6,12 +6,6 @@ from proofs import check as fw
 
 _INT = re.compile(r"(0|[1-9][0-9]{0,8})\Z")
 
-def _nums(ln, toks):
-    try:
-        return fw.qs(toks, ln)
-    except fw.Malformed:  # E_NUMBER for every bad rational here, too long ones included (the spec)
-        raise fw.Malformed("E_NUMBER", ln, "number not in canonical spelling") from None
-
 def _ints(ln, toks):
     fw.wellformed(all(_INT.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
     return [int(t) for t in toks]
@@ -30,7 +24,7 @@ def verify_net(net, body):
     ln, toks = next(it, (0, []))
     if toks != ["domain", "all"]:
         bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box A B'")
-        box = _nums(ln, toks[2:])
+        box = fw.qs(toks[2:], ln, "E_NUMBER")  # E_NUMBER for too long numbers too (the spec)
         bad(box[0] < box[1], ln, "box needs LO < HI", "E_VALUE")
     ln, toks = next(it, (ln, []))
     bad(len(toks) == 2 and toks[0] == "cells", ln, "expected 'cells K'")
@@ -45,20 +39,20 @@ def verify_net(net, body):
             pats[I], cells = tuple(int(t) for t in toks[2:]), cells + [(ln, I)]
         elif kw == "point":
             bad(len(toks) == 2 + n and pts[I] is None, ln, "bad or repeated point line")
-            pts[I] = (ln, _nums(ln, toks[2:]))
+            pts[I] = (ln, fw.qs(toks[2:], ln, "E_NUMBER"))
         elif kw == "forced":
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
             l, i = _ints(ln, toks[2:4])
-            mu, terms = _nums(ln, toks[4:5])[0], []
+            mu, terms = fw.q(toks[4], ln, "E_NUMBER"), []
             for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
-                terms.append((kind, tuple(_ints(ln, [a, b])), _nums(ln, [lam])[0]))
+                terms.append((kind, tuple(_ints(ln, [a, b])), fw.q(lam, ln, "E_NUMBER")))
             bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "bad forced neuron", "E_INDEX")
             forced[(I, index[(l, i)])] = (ln, mu, terms)
         elif kw in ("facet", "facet-box"):
             m = 5 if kw == "facet" else 4
             bad(len(toks) == m + n, ln, "bad facet line")
-            facets.append((ln, kw, I, _ints(ln, toks[2:m]), _nums(ln, toks[m:])))
+            facets.append((ln, kw, I, _ints(ln, toks[2:m]), fw.qs(toks[m:], ln, "E_NUMBER")))
         else:
             bad(False, ln, f"unknown keyword {kw!r}")
     bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
@@ -97,8 +91,7 @@ def verify_net(net, body):
             fw.require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
         g0, c0 = sgn[I][k] if kw == "facet" else side(fln, *ids)
         walls = sgn[I] + ([side(fln, a, s) for a in range(n) for s in (0, 1)] if box else [])
-        vals = [(fw.dot(g, w) + c, all(g[p] * g0[q] == g[q] * g0[p] for p in range(n) for q in range(n)))
-                for g, c in walls]  # (value at w, gradient parallel to the facet's)
+        vals = [(fw.dot(g, w) + c, fw.rank([g, g0]) < 2) for g, c in walls]  # (value at w, parallel to g0)
         fw.require(fw.dot(g0, w) + c0 == 0 and any(g0) and all(v > 0 or v == 0 and par for v, par in vals) and (
             kw != "facet" or pats[J][k] != pats[I][k] and all(fw.dot(g, w) + c >= 0 for g, c in sgn[J])),
             "E_FACET", fln, "witness not inside the facet, or not in a neighbour across it")

@@ -62,8 +62,9 @@ def test_raw_lines_counter(tmp_path):
 # showed to keep every exit code, verdict, reason code and line number; the 1,000 raw-line target is
 # still NOT met. This budget stops growth: new rules must pay for themselves. The rank modulo
 # 2^61 - 1 for LOCALLY-IDENTIFIABLE (check.rank_mod, 390 s -> 6 s on a (4,16,16,1) certificate)
-# added 18 lines (1,074).
-LINE_BUDGET = 1075
+# added 18 lines (1,074); shared helpers (check.hidden_pre, a reason-code argument to q / qs) and
+# shorter statements brought it back to 1,049, again with a differential run showing no change.
+LINE_BUDGET = 1050
 
 
 def test_line_width():
