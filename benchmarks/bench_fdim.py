@@ -21,6 +21,19 @@ Float column: ``numpy.linalg.matrix_rank`` (default tolerance) of the float64 Ja
 "float wrong": the float estimate differs from the proved exact value; "float > lb": it is
 above our proved lower bound (never seen: it would show that our sample missed a region).
 
+Certificates for the wider rows (2026-12-03, commit a790e6d: without the minor hint above
+``D - N = 64`` the checker finds the rank modulo ``2^61 - 1`` instead of an exact ``(D-N) x (D-N)``
+determinant), ``--depths 4 --widths 10,15 --certify-widths 10,15 --count 20``, load about 2 (a
+second job on the other core), same ranks as the table below::
+
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 19 / 0 | 1 | 303.1 | 303.1 | 296.7 | 15/19 | 0/1 | 9/9 (6.25) | 2.24 (8.09) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 19 / 0 | 1 | 678.8 | 678.8 | 669.1 | 17/19 | 0/1 | 7/7 (56.73) | 5.82 (17.84) |
+
+Every LOCALLY-IDENTIFIABLE network of these rows now has a checked certificate (9 and 7 of them;
+the others have rank below ``D - N``). Before, the width-10 check took minutes per certificate
+(390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
+determinants had more than the checker's 4,000 digits (``E_LIMIT``).
+
 Last run (2026-12-03, third run that day, commit 6af8b81: the same mathematics as the second run
 below, faster: sensitivities of every layer in one backward pass, the sample's rank grown
 incrementally (``modrank.RowBasisModP``), pre-activations by integer matrix products). ``--count
