@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .errors import ExactnetError, UndecidedError
 from .network import Network
 from .symmetry import same_orbit
 from .symmetry_rules import apply_rule, find_rules
 
-__all__ = ["CertifyResult", "certify", "VERDICTS"]
+__all__ = ["CertifyResult", "certify", "VERDICTS", "STAGES"]
 
 VERDICTS = ("IDENTIFIABLE", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "UNDECIDED")
 
@@ -132,8 +133,22 @@ def _sign_symmetry(net: Network) -> CertifyResult | None:
         mechanism=hit.mechanism, other=hit.other, certificate=text)
 
 
-def certify(net: Network) -> CertifyResult:
-    """Decide what can be proved about ``net`` and return the verdict with its certificate."""
+#: What each attempt does, for the progress line of ``exactnet certify`` (stage names).
+STAGES = {
+    "_rule_symmetry": "structural hidden-symmetry rules",
+    "certify_shallow": "one hidden layer: the complete answer",
+    "certify_deep": "two hidden layers: rule deep-2",
+    "_sign_symmetry": "sign facts on the whole input space (exact LP)",
+    "_fibre_symmetry": "exact fibre search",
+    "certify_local": "Jacobian rank (functional dimension)",
+}
+
+
+def certify(net: Network, progress: Callable[[str], None] | None = None) -> CertifyResult:
+    """Decide what can be proved about ``net`` and return the verdict with its certificate.
+
+    ``progress(stage)`` is called before each attempt with its name from :data:`STAGES`, and
+    with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
     attempts = []
     if _have("certificate"):
@@ -155,10 +170,14 @@ def certify(net: Network) -> CertifyResult:
 
         attempts.append(certify_local)
     for attempt in attempts:
+        if progress is not None:
+            progress(STAGES.get(attempt.__name__, attempt.__name__))
         res = attempt(net)
         if res is None:
             continue
         if res.verdict != "UNDECIDED":
+            if progress is not None:
+                progress("checking the certificate")
             res = _checked(res, net)
         if res.verdict != "UNDECIDED":
             if res.verdict == "LOCALLY-IDENTIFIABLE" and net.depth > 2:

@@ -3,7 +3,8 @@
 Exit codes: 0 a verdict was proved (``IDENTIFIABLE``, ``LOCALLY-IDENTIFIABLE`` or
 ``HIDDEN-SYMMETRY``) and its certificate passed the independent checker; 1 ``UNDECIDED``
 (the reason is printed; this says nothing about the network), also when ``--timeout S``
-(wall clock) stopped the attempts: no certificate is written then; 2 bad input.
+(wall clock) stopped the attempts: no certificate is written then; 2 bad input. On a
+terminal, stderr shows which attempt is running (``--quiet``: nothing).
 """
 
 from __future__ import annotations
@@ -23,11 +24,20 @@ def _run(args: argparse.Namespace) -> int:
 
     check_outputs([args.output, args.theta_prime], [args.network])
     net = load_network_arg(args)
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        def progress(stage: str) -> None:
+            sys.stderr.write(f"\r\033[Kcertify: {stage} ...")
+            sys.stderr.flush()
     try:
         with time_limit(args.timeout, "certify"):
-            res = certify(net)
+            res = certify(net, progress=progress)
     except LimitError as e:
         res = CertifyResult("UNDECIDED", None, str(e))
+    finally:
+        if progress is not None:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
     if args.output and res.certificate is not None:
         write_text_output(args.output, res.certificate)
     if args.theta_prime and res.other is not None:
@@ -63,5 +73,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--theta-prime", help="write the hidden-symmetry witness network here (when there is one)")
     p.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
                    help="answer UNDECIDED (exit 1, no certificate) after S seconds of wall-clock time")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr (shown only on a terminal)")
     add_json_flag(p)
     p.set_defaults(func=_run)

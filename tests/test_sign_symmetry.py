@@ -150,3 +150,13 @@ def test_certify_says_which_neuron_when_the_complex_is_too_large(monkeypatch):
     res = _sign_symmetry(DEAD)
     assert res.verdict == "UNDECIDED" and res.certificate is None
     assert "(2,1) is dead" in res.reason and "20000 cells" in res.reason
+
+
+def test_certify_reports_its_stages_in_order():
+    from exactnet.certify import STAGES
+
+    seen = []
+    res = certify(DEAD, progress=seen.append)
+    assert res.verdict == "HIDDEN-SYMMETRY"
+    assert seen == [STAGES["_rule_symmetry"], STAGES["certify_deep"], STAGES["_sign_symmetry"],
+                    "checking the certificate"]
