@@ -42,6 +42,7 @@ from .qq import Q0, to_q
 
 __all__ = [
     "TIE_LIMIT",
+    "zero_row_counts",
     "permute_layer",
     "scale_neuron",
     "scale_layer",
@@ -126,6 +127,13 @@ def has_zero_rows(net: Network) -> bool:
         for L in net.layers[:-1]
         for row, bias in zip(L.weights, L.biases)
     )
+
+
+def zero_row_counts(net: Network) -> list[int]:
+    """Per hidden layer, the number of neurons with incoming row ``(w, b) = 0``: an orbit invariant
+    (a permutation moves rows, a positive scaling keeps a row zero or nonzero)."""
+    return [sum(all(v == 0 for v in row) and bias == 0 for row, bias in zip(L.weights, L.biases))
+            for L in net.layers[:-1]]
 
 
 def _serial(rows) -> tuple:
@@ -227,7 +235,7 @@ def same_orbit(a: Network, b: Network) -> bool:
     if ca == cb:
         return True
     if has_zero_rows(a) or has_zero_rows(b):
-        if has_zero_rows(a) != has_zero_rows(b):
+        if zero_row_counts(a) != zero_row_counts(b):
             return False  # zero rows are preserved by every group element
         raise UndecidedError(
             "same_orbit: both networks have hidden neurons with zero incoming rows, where the "

@@ -96,3 +96,20 @@ def test_group_actions_validate():
     p = permute_layer(a, 1, [2, 0, 1])
     assert p.weights(1)[0] == a.weights(1)[2]
     assert p.evaluate([fmpq(1, 3), 2]) == a.evaluate([fmpq(1, 3), 2])
+
+
+def test_zero_row_counts_separate_orbits_that_canonical_forms_cannot():
+    """All-zero (2,2,2,1): every neuron has a zero row, so canonical forms are not complete; a theta'
+    with one row fewer at zero is still provably outside the orbit (the count is an invariant)."""
+    from exactnet.certify import certify
+    from exactnet.symmetry import random_orbit_element, zero_row_counts
+
+    zero = Network.from_lists([([[0, 0], [0, 0]], [0, 0]), ([[0, 0], [0, 0]], [0, 0]), ([[0, 0]], [0])])
+    one = zero.replace_layer(1, zero.weights(1), [1, 0])
+    assert zero_row_counts(zero) == [2, 2] and zero_row_counts(one) == [1, 2]
+    assert same_orbit(zero, one) is False
+    for seed in range(5):
+        moved = random_orbit_element(one, seed)
+        assert zero_row_counts(moved) == [1, 2] and same_orbit(one, moved)
+    res = certify(zero)
+    assert res.verdict == "HIDDEN-SYMMETRY", res.reason
