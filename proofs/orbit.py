@@ -31,5 +31,7 @@ def canonical(Ws, bs, l=1, budget=None):
 
 def outside_orbit(Ws, bs, Ws2, bs2):
     """True when (Ws2, bs2), of the same widths, is proved outside the orbit of (Ws, bs); None: undecided."""
+    zeros = [[sum(not any(r) and not c for r, c in zip(W, b)) for W, b in zip(X[:-1], Y)] for X, Y in
+             ((Ws, bs), (Ws2, bs2))]  # zero incoming rows per hidden layer: an orbit invariant
     c1, c2 = canonical(Ws, bs), canonical(Ws2, bs2)
-    return None if c1 is None else c2 is None or c1 != c2  # None: zero rows or too many ties in theta
+    return zeros[0] != zeros[1] or (None if c1 is None else c2 is None or c1 != c2)  # None: zero rows, ties

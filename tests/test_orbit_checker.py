@@ -31,3 +31,26 @@ def test_rule_witnesses(net):
         res = outside_orbit(*fr(net), *fr(other))
         if res is not None and not has_zero_rows(net):
             assert res == (canonical_form(net) != canonical_form(other))
+
+
+@given(networks(architectures(max_input=2, max_width=3, max_output=2), max_num=1, max_den=1))
+def test_zero_row_counts_agree_with_exactnet(net):
+    """Many zero rows (weights in {-1, 0, 1}): where exactnet's zero-row counts differ, the checker
+    proves theta' outside the orbit too; orbit elements keep the counts (test above)."""
+    from exactnet.symmetry import zero_row_counts
+
+    for rule in find_rules(net)[:4]:
+        other = apply_rule(net, rule)
+        if zero_row_counts(net) != zero_row_counts(other):
+            assert outside_orbit(*fr(net), *fr(other)) is True
+
+
+def test_a_deep_zero_row_theta_prime_is_certified():
+    """(1,2,2,1) with a zero row in layer 2: rule unused 2 1 changes the zero-row count; before the
+    count was compared the checker rejected this certificate (E_ORBIT) and certify said UNDECIDED."""
+    from exactnet.certify import certify
+    from exactnet.network import Network
+
+    net = Network.from_lists([([[1], [1]], [1, 0]), ([[1, 1], [0, 0]], [-1, 0]), ([[1, 0]], [1])])
+    res = certify(net)
+    assert res.verdict == "HIDDEN-SYMMETRY" and res.mechanism == "zero-outgoing-weights", res.reason
