@@ -191,3 +191,28 @@ def test_cli_convert_torch(tmp_path, capsys):
 def test_weights_beyond_float64_range_refused():
     with pytest.raises(ValueRangeError, match="too large"):
         network_to_torch(Network.from_lists([([[10 ** 400]], [0])]))
+
+
+def test_trained_style_model_end_to_end(tmp_path, capsys):
+    """The README's trained-network commands: float32 weights (1.1, 1.3, 0.3 are not dyadic), a
+    layer-2 neuron dead on all of R^2 with mixed-sign weights; convert, certify (dead-neuron),
+    check, reduce (the dead neuron and the one that fed only it) and equiv."""
+    m = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 2), nn.ReLU(), nn.Linear(2, 1))
+    with torch.no_grad():
+        m[0].weight.copy_(torch.tensor([[1.1, 0.0], [1.1, 0.0], [0.0, 0.7]]))
+        m[0].bias.copy_(torch.tensor([0.0, 1.3, 0.0]))
+        m[2].weight.copy_(torch.tensor([[1.0, -1.0, 0.0], [-1.0, 0.0, 1.0]]))  # z1 = h1 - h2 - 0.3 < 0
+        m[2].bias.copy_(torch.tensor([-0.3, 1.0]))
+        m[4].weight.copy_(torch.tensor([[0.5, 2.0]]))
+        m[4].bias.copy_(torch.tensor([0.25]))
+    torch.save(m, tmp_path / "m.pt")
+    p = lambda name: str(tmp_path / name)  # noqa: E731
+    assert main(["convert", p("m.pt"), "--float-mode", "exact", "-o", p("m.json")]) == 0
+    assert main(["certify", p("m.json"), "-o", p("m.cert"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "HIDDEN-SYMMETRY" in out and "dead-neuron" in out and "(2,1)" in out, out
+    assert main(["check", p("m.cert"), "--network", p("m.json")]) == 0
+    assert main(["reduce", p("m.json"), "-o", p("small.json")]) == 0
+    assert load_network(p("small.json")).architecture == (2, 2, 1, 1)  # (1,2) fed only the dead neuron
+    assert main(["equiv", p("m.json"), p("small.json")]) == 0
+    assert "EQUIVALENT" in capsys.readouterr().out
