@@ -4,7 +4,7 @@ Sample ``i`` of a survey with seed ``s`` is ``random_network(arch, seed=s * 1_00
 max_num, max_den)`` (the law of :mod:`exactnet.randnet`: every weight and bias ``p/q``
 with ``|p| <= max_num``, ``1 <= q <= max_den``, uniform and independent). Each sample is
 certified by :func:`exactnet.certify.certify` and gives one JSON line
-``{"index", "seed", "verdict", "mechanism", "seconds"}``.
+``{"index", "seed", "verdict", "mechanism", "reason", "seconds"}`` (``reason``: why, as certify says).
 
 * Results stream to a JSON-lines file as they finish; ``resume=True`` reads the file,
   keeps every complete line and computes only the missing indices (a truncated last line
@@ -47,10 +47,10 @@ def survey_sample(task: tuple[tuple[int, ...], int, int, int, int]) -> dict:
     t0 = time.perf_counter()
     try:
         res = certify(net)
-        verdict, mechanism = res.verdict, res.mechanism
+        verdict, mechanism, reason = res.verdict, res.mechanism, res.reason
     except ExactnetError as e:  # a sample the tools cannot handle is counted, not hidden
-        verdict, mechanism = "UNDECIDED", f"error: {e}"
-    return {"index": index, "seed": s, "verdict": verdict, "mechanism": mechanism,
+        verdict, mechanism, reason = "UNDECIDED", f"error: {e}", str(e)
+    return {"index": index, "seed": s, "verdict": verdict, "mechanism": mechanism, "reason": reason,
             "seconds": round(time.perf_counter() - t0, 6)}
 
 

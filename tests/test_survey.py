@@ -22,6 +22,11 @@ def test_same_results_whatever_the_worker_count(tmp_path):
     assert _strip(_lines(tmp_path / "a.jsonl")) == _strip(_lines(tmp_path / "b.jsonl"))
     assert one["verdicts"] == two["verdicts"]
     assert sum(v["count"] for v in one["verdicts"].values()) == 12
+    from exactnet.certify import certify
+    from exactnet.randnet import random_network
+
+    for rec in _lines(tmp_path / "a.jsonl"):  # every line says why, as certify does for that network
+        assert rec["reason"] == certify(random_network((2, 2, 1), seed=rec["seed"])).reason
 
 
 def test_resume_after_interrupt(tmp_path):
