@@ -1,7 +1,7 @@
 """Global identifiability of two-hidden-layer networks: the producer of rule ``deep-2``.
 
-The theorem is in ``proofs/lemmas/deep_identifiability.md``; the checker is
-``proofs/deep2.py``. This module looks for the data its hypotheses need, all exact:
+The theorem is in ``proofs/lemmas/deep_identifiability.md``; the checker is ``deep_2`` in
+``proofs/kind_identifiable.py``. This module looks for the data its hypotheses need, all exact:
 
 1. *bend points* ``x`` (points where the non-differentiability set of ``f`` is not a union of
    hyperplanes): where the zero set of a second-layer neuron crosses a first-layer hyperplane
@@ -35,7 +35,7 @@ __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
 MAX_BEND_POINTS = 14   # the cover search grows like |P|^((n0-1) n1)
-COVER_NODES = 20000    # the checker's limit (proofs/deep2.py) is 50,000 search nodes
+COVER_NODES = 20000    # the checker's limit (proofs/kind_identifiable.py) is 50,000 search nodes
 
 
 class DeepResult:
