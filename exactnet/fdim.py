@@ -1532,11 +1532,11 @@ def local_identifiability_body(net: Network, res: FdimResult) -> list[str]:
 
     m = res.rows_per_point
     idx = sorted({r // m for r in res.rank.rows})
-    pos = {k: n for n, k in enumerate(idx)}
     pts = [res.points[k] for k in idx]
-    rows = [pos[r // m] * m + r % m for r in res.rank.rows]
     if res.bound > HINT_MAX_RANK:  # the checker's exact determinant would take minutes; its rank modulo p seconds
         return locally_identifiable_body(net, pts)
+    pos = {k: n for n, k in enumerate(idx)}
+    rows = [pos[r // m] * m + r % m for r in res.rank.rows]
     return locally_identifiable_body(net, pts, rows=rows, cols=list(res.rank.cols))
 
 

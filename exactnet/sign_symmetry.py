@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from .errors import ExactnetError
 from .fdim import neuron_label
 from .network import Network
+from .symmetry_rules import sign_move
 
 __all__ = ["SignSymmetry", "preactivation_signs", "constant_sign_candidates", "never_coactive_candidates",
            "find_sign_symmetry", "MECHANISMS"]
@@ -104,20 +105,13 @@ def never_coactive_candidates(net: Network, signs) -> list:
 
 
 def _moved(net: Network, l: int, i: int, kind: str, j: int | None = None) -> Network:
-    """``theta'`` for a dead (outgoing column) or stably active (bias shift) neuron ``(l, i)``, or
-    for a pair never active together (``W_l[i, j]`` lowered by 1)."""
-    if kind == "pair":
-        W = [list(r) for r in net.weights(l)]
-        W[i][j] -= 1
-        return net.replace_layer(l, W, net.biases(l))
-    W, b = [list(r) for r in net.weights(l + 1)], list(net.biases(l + 1))
-    if kind == "dead":
-        W[0][i] += 1
-        return net.replace_layer(l + 1, W, b)
-    bl = list(net.biases(l))
-    bl[i] += 1
-    moved = net.replace_layer(l, net.weights(l), bl)
-    return moved.replace_layer(l + 1, W, [c - r[i] for c, r in zip(b, W)])
+    """``theta'`` for a dead or stably active neuron ``(l, i)`` (the structural rules' moves), or for a
+    pair never active together (``W_l[i, j]`` lowered by 1)."""
+    if kind != "pair":
+        return sign_move(net, l, i, kind)
+    W = [list(r) for r in net.weights(l)]
+    W[i][j] -= 1
+    return net.replace_layer(l, W, net.biases(l))
 
 
 def find_sign_symmetry(net: Network, budget: float = 5.0, max_cells: int = 20000,

@@ -122,11 +122,7 @@ def normalised_row(w: Sequence[fmpq], b: fmpq) -> tuple[fmpq, ...] | None:
 
 def has_zero_rows(net: Network) -> bool:
     """True when some hidden neuron has incoming row ``(w, b) = 0``."""
-    return any(
-        all(v == 0 for v in row) and bias == 0
-        for L in net.layers[:-1]
-        for row, bias in zip(L.weights, L.biases)
-    )
+    return any(zero_row_counts(net))
 
 
 def zero_row_counts(net: Network) -> list[int]:

@@ -56,7 +56,7 @@ from .errors import ShapeError, ValueRangeError
 from .network import Layer, Network
 from .qq import Q0, Q1
 
-__all__ = ["Rule", "apply_rule", "find_rules", "RULE_NAMES", "MAX_FLIP_WIDTH"]
+__all__ = ["Rule", "apply_rule", "find_rules", "sign_move", "RULE_NAMES", "MAX_FLIP_WIDTH"]
 
 RULE_NAMES = ("flip", "split", "unused", "dead", "active", "hidden", "reflect")
 
@@ -130,6 +130,27 @@ def _ratio(u: Sequence[fmpq], v: Sequence[fmpq]) -> fmpq | None:
     return c if c is not None and c > 0 else None
 
 
+def _sign_move(rows, l: int, i: int, kind: str) -> None:
+    """In place on ``_mut`` rows: for ``kind`` "dead", ``W_(l+1)[0, i]`` plus 1; for "active", ``b_l[i]``
+    plus 1 and ``b_(l+1)`` minus ``W_(l+1)[:, i]``."""
+    (W, b), (V, c) = rows[l - 1], rows[l]
+    if kind == "dead":
+        V[0][i] += Q1
+        return
+    b[i] += Q1
+    for o in range(len(V)):
+        c[o] -= V[o][i]
+
+
+def sign_move(net: Network, l: int, i: int, kind: str) -> Network:
+    """The move of rule ``dead`` or ``active`` (``kind``) on neuron ``(l, i)`` *without* its structural
+    side condition: the caller has proved the sign on the whole input space another way
+    (:mod:`exactnet.sign_symmetry`), and a certificate must prove ``f`` unchanged."""
+    rows = _mut(net)
+    _sign_move(rows, l, i, kind)
+    return _freeze(rows, net)
+
+
 def apply_rule(net: Network, rule: Rule) -> Network:
     """``theta'`` from ``theta`` by ``rule``; raises ValueRangeError when the side condition fails."""
     l = rule.layer
@@ -191,13 +212,9 @@ def apply_rule(net: Network, rule: Rule) -> Network:
         if name == "dead":
             if not (ok_w and b[i] <= 0):
                 raise _fail(rule, "the pre-activation is not <= 0 by structure")
-            V[0][i] += Q1
-        else:
-            if not (ok_w and b[i] >= 0):
-                raise _fail(rule, "the pre-activation is not >= 0 by structure")
-            b[i] += Q1
-            for o in range(len(V)):
-                c[o] -= V[o][i]
+        elif not (ok_w and b[i] >= 0):
+            raise _fail(rule, "the pre-activation is not >= 0 by structure")
+        _sign_move(rows, l, i, name)
     elif name == "hidden":
         (i,) = rule.args
         if l + 1 >= net.depth:
@@ -205,9 +222,7 @@ def apply_rule(net: Network, rule: Rule) -> Network:
         for k, row in enumerate(V):
             if not (row[i] > 0 and c[k] < 0 and all(v <= 0 for j, v in enumerate(row) if j != i)):
                 raise _fail(rule, f"neuron {k} of layer {l + 1} does not hide the hyperplane")
-        b[i] += Q1
-        for k in range(len(V)):
-            c[k] -= V[k][i]
+        _sign_move(rows, l, i, "active")  # the same bias shift: proof in symmetry_rules.md
     elif name == "reflect":
         if rule.args:
             raise _fail(rule, "takes no neuron indices")
