@@ -153,7 +153,7 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
                 missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
                                 "reason": IDENTIFIABLE_MISSING})
     if only in (None, "minimal"):
-        for ex, proof in (("a", "proofs/lemmas/minimal_shallow.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
+        for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
             src = ROOT / "examples" / f"example_{ex}.json"
             net = load_network(str(src))
@@ -209,25 +209,12 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
 
 
 MINIMALITY_A = [
-    "Minimality of example B (two hidden layers of width 1) is Claim 2 of",
-    "`proofs/lemmas/minimal_deep_example.md`. Minimality of example A",
-    "(`f = relu(x1) + relu(x2) + relu(1 - x1 - x2)`, 3 hidden neurons), in the same style",
-    "(theory.md section 5; to be moved into a lemma file by its owner):",
-    "",
-    "* A continuous piecewise-affine function is differentiable at x iff it is affine near x, so its",
-    "  non-differentiability set is closed. f is not differentiable at the points of the three lines",
-    "  x1 = 0, x2 = 0, x1 + x2 = 1 off their three intersection points (exactly one neuron switches",
-    "  there, with nonzero outgoing weight 1), hence on the three full lines, which are pairwise non-parallel.",
-    "* A network g with at most two hidden neurons is either affine (0 neurons), or has one hidden layer of",
-    "  width 1 or 2, or two hidden layers of width 1. g is differentiable at x if no pre-activation",
-    "  z_i that vanishes at x fails to be identically zero near x (induction over layers).",
-    "  One hidden layer: the bad set lies in at most two lines; a full line inside the union of two",
-    "  lines is one of them, so three distinct lines do not fit.",
-    "  Two width-1 layers: z_1 = t = w.x + b and z_2 = a relu(t) + c depend on x only through t, so the",
-    "  bad set lies in finitely many lines parallel to {t = 0} (or is empty when w = 0); a line not",
-    "  parallel to them meets them in finitely many points, and of three pairwise non-parallel lines",
-    "  at most one is parallel to {t = 0}.",
-    "* Hence no network of any architecture with fewer than three hidden neurons computes f.",
+    "Minimality: example A (`f = relu(x1) + relu(x2) + relu(1 - x1 - x2)`, 3 hidden neurons) by",
+    "`proofs/lemmas/minimal_example_a.md`: its three pairwise non-parallel kink lines do not fit in",
+    "the at most two lines (one hidden layer) or parallel lines (two width-1 layers) where a network",
+    "with at most two hidden neurons can fail to be differentiable. Example B (two hidden layers of",
+    "width 1) by Claim 2 of `proofs/lemmas/minimal_deep_example.md`: its two distinct parallel kink",
+    "lines do not fit in the at most one line of a network with one hidden neuron.",
 ]
 
 
