@@ -210,6 +210,41 @@ sums into ``_G_py``, with identical results on the 658 seeded cases): this scrip
 2-8-8-1 --repeat 5`` at load average 0.3 gives ``q/x cpu`` 17.7; an alternating script with the
 cyclic garbage collector off for both engines (exact 4.02 -> 4.07 ms before/after the merge,
 Fraction 67.2 / 66.9 ms) 16.4 / 16.5. So 2-8-8-1 stays at 16-18x, below the 20x target.
+
+Fifth round (issue 3, 2-8-8-1 toward 20x), 2026-12-03: *before*: commit 4052bd7, *after*:
+commit a418054 (2-D engine only; 0 differences on 616 seeded networks of 11 architectures and
+on the CLI's ``-o`` / ``--certificate`` files of 15 runs, compared as in the third round). This
+machine is faster than in the rounds above (every time about 0.6x of theirs). This script,
+before and after run alternately, best of 5 runs / 0.5 s of CPU, load average 2 to 2.7 (another
+session's jobs)::
+
+    network          cells  verts | exact cpu s       | q/x cpu                  | x/f cpu
+                                  | before   after    | before       after       | before after
+    2-8-8-1            110     95 | 0.00258  0.00240  | 15.1 - 16.0  16.0 - 17.2 |  1.30  1.21
+    2-32-32-1         2146   2074 | 0.080    0.076    | 54.1 / 56.1  57.5 / 53.8 |  1.46  1.39
+    2-20-20-20-1      2078   2016 | 0.096    0.095    | 39.3 / 39.4  39.6 / 40.1 |  1.56  1.53
+
+(2-8-8-1: five pairs, Fraction baseline ~39-40 ms CPU; the larger rows: two pairs each, their
+ratios vary with the Fraction baseline.) Callgrind, 2-8-8-1: 23.89 M -> 22.52 M instructions per
+run (-5.7%). What changed: the centroid of the interior point over the product of the corners'
+``T`` instead of their lcm (3 integer operations per corner instead of ~10: finishing ~1.10 ->
+~1.01 ms), ``_simplify_int``'s shifts from a table, the classification of a cell's neurons by one
+``zip``, the cut records inlined, the one-output row update as three additions, ``_G_py`` by one
+``zip``. **2-8-8-1 still does not reach 20x** (about 16.5x; it needs ~1.95 ms of exact CPU
+against this Fraction baseline, ~0.45 ms less than now). Where the ~2.4 ms go (ablations,
+this load): subdivision ~1.05 ms (109 splits ~0.2 ms, 236 sub-node tests ~0.2 ms, the NumPy
+batch of the 37 first-layer cells ~0.1 ms, classification, records, forced entries and leaves
+the rest), finishing ~1.0 ms (interior point ~0.2 ms, facet witnesses ~0.18 ms, ``Constraint``
+objects ~0.12 ms, output ``fmpq_mat`` ~0.11 ms, angle order ~0.07 ms, ``Cell`` ~0.06 ms, the
+corner loop ~0.3 ms), per run ~0.2 ms (``_int_layers`` ~0.05 ms: python-flint's fmpz objects
+and their ``int()``, ~0.15 us per weight; releasing the previous result ~0.12 ms). Callgrind:
+27% of the instructions in the bytecode loop, ~12% in allocation and deallocation. Tried and
+dropped: the finite genuine corners and their rationals by list comprehensions after the corner
+loop (finishing 0.09 ms slower), midpoints without the shared cache (0.04 ms slower), a 2-D
+``matmul``, ``np.gcd`` against ``S`` and ``np.array`` of the corners in ``_next_batch`` (no
+gain or slower), ``itertools.compress`` in ``_G_py`` (no gain), ``fmpq_mat`` construction or
+division for the records (2.5 to 5x slower than three products), ``object.__setattr__`` for
+``Constraint`` (2.4x slower).
 """
 
 from __future__ import annotations
