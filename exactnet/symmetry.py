@@ -14,8 +14,11 @@ by their normalised rows. Two cases need care:
 * **Tied rows** (two neurons with the same normalised row): the order among them
   changes the next layers. The canonical form takes, over all orders of every tie
   class, the lexicographically smallest serialisation of the whole network, so it
-  stays an orbit invariant. This is exponential in the tie classes' sizes; more than
-  ``TIE_LIMIT`` combinations raise :class:`LimitError`.
+  stays an orbit invariant. In the last hidden layer that least order is simply the
+  sort by (normalised row, scaled outgoing column), found without enumeration
+  (proofs/lemmas/orbit.md); ties in earlier hidden layers are enumerated, which is
+  exponential in the tie classes' sizes: more than ``TIE_LIMIT`` combinations raise
+  :class:`LimitError`.
 * **Zero incoming rows** (``w = 0`` and ``b = 0``: a neuron that is identically
   zero). Its scale cannot be read from its row; the canonical form normalises its
   outgoing column instead (first nonzero entry of absolute value 1) and sorts such
@@ -133,7 +136,9 @@ def zero_row_counts(net: Network) -> list[int]:
 
 
 def _serial(rows) -> tuple:
-    return tuple((tuple(map(tuple, W)), tuple(b)) for W, b in rows)
+    """The order in which forms are compared: every weight matrix (row by row), then every bias
+    vector, as the checker's ``(Ws, bs)`` compare (proofs/orbit.py), so both pick the same form."""
+    return tuple(tuple(map(tuple, W)) for W, _ in rows), tuple(tuple(b) for _, b in rows)
 
 
 class _Counter:
@@ -169,6 +174,21 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
             for r in W2:
                 r[i] = r[i] * s
             normal.append((nr, i))
+    # zero-row neurons sorted by their (normalised) outgoing column, ties grouped
+    zkeys = sorted(((tuple(r[i] for r in W2), i) for i in zero), key=lambda t: t[0])
+    if l == L - 1:
+        # Last hidden layer: no later layer depends on the order, so sorting by (normalised row,
+        # scaled outgoing column) gives the least serialisation at once, with no enumeration
+        # (Lemma L of proofs/lemmas/orbit.md); neurons still tied are identical.
+        normal.sort(key=lambda t: (t[0], tuple(r[t[1]] for r in W2)))
+        counter.n += 1  # one ordering, counted as the checker counts it (proofs/orbit.py)
+        if counter.n > TIE_LIMIT:
+            raise LimitError(f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try")
+        perm = [i for _, i in normal] + [i for _, i in zkeys]
+        new = list(rows)
+        new[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
+        new[l] = ([[r[p] for p in perm] for r in W2], b2)
+        return new
     # group into tie classes, sorted
     normal.sort(key=lambda t: t[0])
     groups: list[list[int]] = []
@@ -177,8 +197,6 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
             groups[-1].append(i)
         else:
             groups.append([i])
-    # zero-row neurons sorted by their (normalised) outgoing column, ties grouped
-    zkeys = sorted(((tuple(r[i] for r in W2), i) for i in zero), key=lambda t: t[0])
     for k, (col, i) in enumerate(zkeys):
         if k and zkeys[k - 1][0] == col:  # a zero group never merges with a normal one
             groups[-1].append(i)

@@ -1,12 +1,11 @@
 """Canonical forms under permutation and positive scaling (proofs/lemmas/orbit.md; kind HIDDEN-SYMMETRY)."""
-
 from itertools import groupby, permutations, product
 
 LIMIT = 5040  # orderings of tied neurons tried
 
 def canonical(Ws, bs, l=1, budget=None):
     """Canonical form under permutation and positive scaling of the hidden neurons (lemmas/orbit.md);
-    None for a zero incoming row or over LIMIT orderings of tied rows."""
+    None for a zero incoming row or over LIMIT orderings of tied rows (ties in the last layer are free)."""
     if budget is None:
         Ws, bs, budget = [[list(r) for r in W] for W in Ws], [list(b) for b in bs], [LIMIT]
     if l >= len(Ws):
@@ -16,7 +15,8 @@ def canonical(Ws, bs, l=1, budget=None):
     if None in scales:
         return None
     rows = [([v / s for v in r], s, i) for i, (r, s) in enumerate(zip(full, scales))]  # normalised, scale
-    best, key = None, lambda r: r[0]
+    last = l + 1 == len(Ws)  # last hidden layer: sort by (row, scaled column), nothing to enumerate (orbit.md)
+    best, key = None, lambda r: (r[0], [v[r[2]] * r[1] for v in Ws[l]], r[2]) if last else r[0]
     for choice in product(*[permutations(g) for _, g in groupby(sorted(rows, key=key), key=key)]):
         budget[0] -= 1
         order = [r for g in choice for r in g]
