@@ -2,13 +2,16 @@
 
 :func:`atomic_write_text` and :func:`atomic_write_bytes` write to a temporary
 file in the destination folder and rename it over the target only when the
-whole content is there, so an error or an interrupt leaves no partial file.
+whole content is there, so an error or an interrupt leaves no partial file. The file gets the
+mode a plain ``open(path, "w")`` would give it (``0o666`` minus the umask; an existing file's mode).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from .errors import FileAccessError
@@ -37,11 +40,43 @@ def output_target(path: str | os.PathLike) -> Path:
     return real
 
 
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_temp(target: Path) -> tuple[int, str]:
+    """A new, exclusively created temporary file next to ``target``: ``(fd, name)``.
+
+    Its mode is the one a plain ``open(target, "w")`` gives: ``0o666`` minus the umask, applied
+    by the kernel when the file is created (``tempfile.mkstemp`` would fix ``0o600``, so every
+    certificate came out unreadable to others), and the mode of ``target`` when it exists, whose
+    bits ``open`` would keep. The umask is never read: ``os.umask`` can only be read by setting it,
+    which is racy with threads, and ``/proc/self/status`` is Linux only; creating the file with
+    the requested mode lets the kernel apply the umask in force. ``O_EXCL`` refuses an existing
+    name (and a planted symbolic link), as ``mkstemp`` does.
+    """
+    try:
+        mode = os.stat(target).st_mode & 0o777
+    except OSError:
+        mode = None
+    for _ in range(100):
+        name = os.path.join(target.parent, f".{target.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(name, _FLAGS, 0o666)
+        except FileExistsError:
+            continue
+        if mode is not None and hasattr(os, "fchmod"):
+            with contextlib.suppress(OSError):  # best effort, as the mode is no part of the content
+                os.fchmod(fd, mode)
+        return fd, name
+    raise FileExistsError(errno.EEXIST, "no free temporary file name")
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (temp file + rename)."""
+    """Write ``data`` to ``path`` atomically (temp file + rename), with the mode a plain ``open``
+    would give (see :func:`_create_temp`)."""
     target = output_target(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = _create_temp(target)
     except OSError as e:
         raise FileAccessError(f"cannot write {path}: {e.strerror or e}") from None
     try:
