@@ -10,6 +10,7 @@ partial file), and bad option values are refused when the arguments are read.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import json
 import math
@@ -32,6 +33,7 @@ __all__ = [
     "write_text_output",
     "add_json_flag",
     "check_outputs",
+    "report_unwritten_outputs",
     "check_output_folder",
     "positive_seconds",
     "positive_int",
@@ -80,6 +82,38 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _identity(path: str | Path) -> tuple | None:
+    """What tells a rewritten file from the one that was there: a new inode (atomic writes replace
+    the file) or a new size or modification time (an append); None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+#: Outputs of the running command that already existed when they were checked:
+#: ``(pid, [(name as given, real path, identity then)])``; see :func:`report_unwritten_outputs`.
+_pending: tuple[int, list[tuple[str, Path, tuple]]] = (0, [])
+_registered = False  # report_unwritten_outputs is registered with atexit
+
+
+def report_unwritten_outputs() -> None:
+    """One warning line on stderr for each output path that the command was asked to write, that
+    held a file when the command started, and that still holds that same file: the command ended
+    without writing it (UNDECIDED, an error, a timeout), and an old file is not this run's answer.
+    Files are never deleted. Reports once: the list is emptied."""
+    global _pending
+    pid, outs = _pending
+    _pending = (0, [])
+    if pid != os.getpid():  # a forked worker inherits the list but is not the command
+        return
+    for name, real, before in outs:
+        if _identity(real) == before:
+            sys.stderr.write(f"exactnet: warning: {name} was not written; the file there is from an earlier run\n")
+            sys.stderr.flush()
+
+
 def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = ()) -> None:
     """Refuse, before any work, output paths that cannot be written or would clobber an input.
 
@@ -87,7 +121,16 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
     exists, it is not a folder or a device), two outputs must differ, and no output may be
     one of the input files. Checking first means that a command with two outputs never leaves
     the first behind when the second cannot be written.
+
+    Every command checks its outputs here, so this is also where an output that already exists
+    is remembered: when the process ends, :func:`report_unwritten_outputs` warns about those the
+    command did not write (an old certificate left there silently could pass for this run's).
+    It runs from :mod:`atexit`, the one place reached after every command without a hook in
+    ``cli.main``; a caller that runs several commands in one process can call it after each
+    (it reports once).
     """
+    global _pending, _registered
+    _pending = (os.getpid(), [])  # the command now running is the one that checks its outputs
     seen: list[tuple[str, Path]] = []
     ins = [Path(p) for p in inputs if p]
     for out in outputs:
@@ -101,6 +144,13 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
             if real == Path(os.path.realpath(src)) or _same_file(real, src):
                 raise FileAccessError(f"refusing to overwrite the input {src} with an output")
         seen.append((out, real))
+    for out, real in seen:
+        before = _identity(real)
+        if before is not None:
+            _pending[1].append((out, real, before))
+    if _pending[1] and not _registered:
+        _registered = True
+        atexit.register(report_unwritten_outputs)
 
 
 def check_output_folder(path: str | None) -> None:
