@@ -99,18 +99,46 @@ def _dot(a, x) -> fmpq:
 
 
 def _primitive(d) -> tuple:
-    """The primitive integer vector with the direction of the rational vector ``d != 0``."""
-    den = lcm(*(int(x.q) for x in d))
-    ints = [int(x.p) * (den // int(x.q)) for x in d]
+    """The primitive integer vector with the direction of the vector ``d != 0`` (rationals or
+    integers)."""
+    if all(isinstance(x, int) for x in d):
+        ints = list(d)
+    else:
+        d = [fmpq(x) for x in d]
+        den = lcm(*(int(x.q) for x in d))
+        ints = [int(x.p) * (den // int(x.q)) for x in d]
     g = gcd(*ints)
     if g == 0:
         raise ExactnetError("zero direction")
     return tuple(v // g for v in ints)
 
 
+def _int_row(normal, offset) -> tuple:
+    """``(a_1, ..., a_n, c)`` in integers: the constraint times the positive lcm of its
+    denominators (same half-space, same hyperplane)."""
+    vals = list(normal) + [offset]
+    den = lcm(*(int(x.q) for x in vals))
+    return tuple(int(x.p) * (den // int(x.q)) for x in vals)
+
+
+def _hom(v) -> tuple:
+    """``(X_1, ..., X_n, T)``: the point ``X / T`` with ``T`` the lcm of the denominators, which
+    makes the integer vector primitive (a canonical key of the point)."""
+    T = lcm(*(int(x.q) for x in v)) if v else 1
+    return tuple(int(x.p) * (T // int(x.q)) for x in v) + (T,)
+
+
+def _idot(a, x) -> int:
+    acc = 0
+    for ai, xi in zip(a, x):
+        if ai and xi:
+            acc += ai * xi
+    return acc
+
+
 def _null_vector(rows, n: int):
-    """A nonzero integer vector spanning the null space of ``rows`` (``n - 1`` rows of length
-    ``n``), or None when their rank is below ``n - 1``."""
+    """A primitive integer vector spanning the null space of ``rows`` (``n - 1`` integer rows
+    of length ``n``), or None when their rank is below ``n - 1``."""
     if n == 2:
         (a, b), = rows
         d = (-b, a)
@@ -127,14 +155,14 @@ def _null_vector(rows, n: int):
         d[free] = fmpq(1)
         for i, j in enumerate(pivots):
             d[j] = -R[i, free]
-        d = tuple(d)
     if not any(d):
         return None
     return _primitive(d)
 
 
 def _tangent_rays(normals, tight, n: int) -> list:
-    """Extreme rays of the pointed cone ``{d : normals[k] . d >= 0, k in tight}``."""
+    """Extreme rays of the pointed cone ``{d : normals[k] . d >= 0, k in tight}`` (integer
+    normals; primitive integer rays)."""
     out = {}
     rows = [normals[k] for k in tight]
     for sub in itertools.combinations(range(len(rows)), n - 1):
@@ -143,7 +171,7 @@ def _tangent_rays(normals, tight, n: int) -> list:
             continue
         neg = pos = False
         for r in rows:
-            s = _dot(r, d)
+            s = _idot(r, d)
             if s > 0:
                 pos = True
             elif s < 0:
@@ -182,7 +210,7 @@ def _cell_lines(cell, n: int) -> list:
     cons = [(k.normal, k.offset) for k in cell.constraints]
     for sub in itertools.combinations(range(len(cons)), n - 1):
         rows = [cons[k] for k in sub]
-        d = _null_vector([a for a, _ in rows], n)
+        d = _null_vector([_int_row(a, c)[:n] for a, c in rows], n)
         if d is None:
             continue
         first = next(x for x in d if x)
@@ -208,31 +236,39 @@ def cell_edges(cell, n: int) -> list:
     corners = cell.corners
     if not corners:
         return [("line", p, d) for p, d in _cell_lines(cell, n)]
-    normals = [k.normal for k in cell.constraints]
-    offsets = [k.offset for k in cell.constraints]
-    index = {_key(v): i for i, v in enumerate(corners)}
+    # exact integer arithmetic: rows scaled by positive integers, points as (X, T)
+    rows = [_int_row(k.normal, k.offset) for k in cell.constraints]
+    A = [r[:n] for r in rows]
+    C = [r[n] for r in rows]
+    hom = [_hom(v) for v in corners]
+    index = {h: i for i, h in enumerate(hom)}
     out = []
     seen = set()
-    for i, v in enumerate(corners):
-        slack = [_dot(a, v) + c for a, c in zip(normals, offsets)]
-        tight = [k for k, s in enumerate(slack) if s == 0]
+    for i, h in enumerate(hom):
+        X, T = h[:n], h[n]
+        slack = [_idot(a, X) + c * T for a, c in zip(A, C)]  # T D_k times the true slack
+        tight = [k for k, sl in enumerate(slack) if sl == 0]
         if len(tight) < n:
-            raise ExactnetError(f"corner {v} of a cell is tight on only {len(tight)} facets")
-        for d in _tangent_rays(normals, tight, n):
-            best = None
-            for k, a in enumerate(normals):
-                ad = _dot(a, d)
+            raise ExactnetError(f"corner {corners[i]} of a cell is tight on only {len(tight)} facets")
+        for d in _tangent_rays(A, tight, n):
+            # the edge leaves v = X / T along d and stops at the first facet with a . d < 0,
+            # at t = slack_k / (T (-a_k . d)) (the factor D_k cancels): compare s / m exactly
+            bs = bm = None
+            for k, a in enumerate(A):
+                ad = _idot(a, d)
                 if ad < 0:
-                    t = slack[k] / -ad
-                    if best is None or t < best:
-                        best = t
-            if best is None:
+                    sl = slack[k]
+                    if bs is None or sl * bm < bs * -ad:
+                        bs, bm = sl, -ad
+            if bs is None:
                 out.append(("ray", i, d))
                 continue
-            w = tuple(x + best * y for x, y in zip(v, d))
-            j = index.get(_key(w))
+            W = [x * bm + bs * y for x, y in zip(X, d)] + [T * bm]  # v + t d = W[:n] / W[n]
+            g = gcd(*W)
+            j = index.get(tuple(w // g for w in W))
             if j is None:
-                raise ExactnetError(f"the edge from {v} along {d} ends at {w}, not a vertex of the cell")
+                w = tuple(fmpq(x, W[n]) for x in W[:n])
+                raise ExactnetError(f"the edge from {corners[i]} along {d} ends at {w}, not a vertex of the cell")
             if (min(i, j), max(i, j)) not in seen:
                 seen.add((min(i, j), max(i, j)))
                 out.append(("segment", i, j))
