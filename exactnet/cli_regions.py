@@ -25,7 +25,7 @@ from .cli_common import (
 from .errors import FormatError, ShapeError
 from .qq import parse_vector
 from .regions import compute_regions
-from .regions_json import complex_to_json, dumps_complex, dumps_regions, regions_to_json
+from .regions_json import complex_to_json, dumps_document, dumps_regions, regions_to_json
 
 __all__ = ["register", "parse_box", "parse_slice"]
 
@@ -109,9 +109,9 @@ def _cmd_regions(args: argparse.Namespace) -> int:
 
 def _cmd_complex(args: argparse.Namespace) -> int:
     rc = _compute(args)
+    doc = complex_to_json(rc)  # once: the file and stdout share it (balancing, linear regions)
     if args.output:
-        write_text_output(args.output, dumps_complex(rc))
-    doc = complex_to_json(rc)
+        write_text_output(args.output, dumps_document(doc))
     if args.json:
         print_json(doc if not args.output else {"format": doc["format"], "summary": doc["summary"], "balancing": doc["balancing"]})
     else:

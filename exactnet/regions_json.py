@@ -55,7 +55,7 @@ from .faces import complex_faces
 from .qq import q_str
 
 __all__ = ["regions_to_json", "complex_to_json", "faces_to_json", "invisible_faces_by_neuron", "linear_regions",
-           "dumps_regions", "dumps_complex"]
+           "dumps_regions", "dumps_complex", "dumps_document"]
 
 
 def _v(vec):
@@ -203,4 +203,9 @@ def dumps_regions(rc) -> str:
 
 
 def dumps_complex(rc) -> str:
-    return json.dumps(complex_to_json(rc), indent=1) + "\n"
+    return dumps_document(complex_to_json(rc))
+
+
+def dumps_document(doc: dict) -> str:
+    """The text written for a document (either format): indented JSON and a newline."""
+    return json.dumps(doc, indent=1) + "\n"
