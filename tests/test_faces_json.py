@@ -494,3 +494,18 @@ def test_planar_cyclic_shortcut_matches_full_scan(seed, box):
         for cons in (tuple(reversed(cell.constraints)), tuple(rng.sample(cell.constraints, len(cell.constraints)))):
             other = dataclasses.replace(cell, constraints=cons)
             assert _edge_set(other, _cell_edges_2d(other)) == want
+
+
+def test_slice_faces_in_slice_coordinates():
+    # a 3-D network on a 2-D slice: vertices and edges in the coordinates (s, t) of the slice
+    net = random_network((3, 3, 2, 1), seed=7)
+    sl = ([0, 0, 0], [1, 0, 1], [0, 1, -1])
+    for box in (None, (-2, 2)):
+        rc = compute_regions(net, box=box, slice_=sl)
+        reg, cx = json.loads(dumps_regions(rc)), json.loads(dumps_complex(rc))
+        assert reg["slice"] is not None and all(len(v["point"]) == 2 for v in reg["vertices"])
+        check_regions_doc(rc.network, rc, reg)
+        check_complex_doc(rc.network, rc, cx)
+        check_edges_match_faces_2d(rc, reg, cx)
+        if box is not None:
+            assert len(reg["vertices"]) - len(reg["edges"]) + len(reg["cells"]) == 1
