@@ -180,7 +180,7 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
                 progress("checking the certificate")
             res = _checked(res, net)
         if res.verdict != "UNDECIDED":
-            if res.verdict == "LOCALLY-IDENTIFIABLE" and net.depth > 2:
+            if res.verdict == "LOCALLY-IDENTIFIABLE":  # the global question stayed open: say why
                 why = "; ".join(reasons) or "no global rule covers three or more hidden layers"
                 res.reason += f"; global identifiability is not decided ({why})"
             return res

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from math import lcm
 from typing import NamedTuple, Sequence
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat, fmpz
 
 from .errors import ShapeError
 from .modrank import nullspace_basis
@@ -383,6 +383,49 @@ def _positive_step(vecs: list[list[fmpq]], R: list[int]):
     return phi, [j for j, v in zip(R, vals) if v == 0]
 
 
+def _valuation(n: int, p: int) -> int:
+    """The exponent of the prime ``p`` in the nonzero integer ``n``."""
+    k = 0
+    while n % p == 0:
+        n //= p
+        k += 1
+    return k
+
+
+def _candidate_primes(net: Network) -> list[int]:
+    """Primes that may separate one flip vector ``p``-adically: the prime factors of the numerators
+    and denominators of ``W`` and ``V`` (every ``u_j`` entry is a product of one of each). Numbers
+    of 64 bits or more contribute only their factors below 1000 (no factoring of huge integers)."""
+    W, _, V, _ = _parts(net)
+    out: set[int] = set()
+    for x in {abs(int(v.p)) for r in W + V for v in r if v != 0} | {int(v.q) for r in W + V for v in r}:
+        if x < 1 << 64:
+            out.update(int(p) for p, _ in fmpz(x).factor())
+        else:
+            for p in range(2, 1000):  # trial division, dividing each factor out: primes only
+                if x % p == 0:
+                    out.add(p)
+                    while x % p == 0:
+                        x //= p
+    return sorted(out)
+
+
+def _modulus_step(vecs: list[list[fmpq]], R: list[int], primes: list[int]):
+    """``(M, c, j)``: with ``a_i = L u_i[c]`` (``L`` the lcm of the denominators over ``R``), ``M``
+    divides every ``a_i`` but ``a_j`` (Lemma 4, step ``modulus``: ``j`` is in no zero-sum subset).
+    ``M = p^(v + 1)`` for a prime ``p`` at which ``a_j`` alone has the least valuation ``v``."""
+    for c in range(len(vecs[0])):
+        L = 1
+        for i in R:
+            L = lcm(L, int(vecs[i][c].q))
+        a = {i: int(vecs[i][c] * L) for i in R}
+        for p in primes:
+            vals = sorted((_valuation(x, p), i) for i, x in a.items() if x != 0)
+            if len(vals) == 1 or len(vals) > 1 and vals[0][0] < vals[1][0]:
+                return p ** (vals[0][0] + 1), c, vals[0][1]
+    return None
+
+
 def _rank(vecs: list[list[fmpq]], R: list[int]) -> int:
     if not R:
         return 0
@@ -721,12 +764,20 @@ def decide_shallow(net: Network) -> Verdict:
     vecs = flip_vectors(net)
     body = ["rule shallow-1"]
     R = list(range(n))
+    primes: list[int] | None = None
     while R and _rank(vecs, R) < len(R):
         step = _positive_step(vecs, R)
-        if step is None:
+        if step is not None:
+            phi, R = step
+            body.append("exclude positive " + " ".join(_qs(p) for p in phi))
+            continue
+        primes = _candidate_primes(net) if primes is None else primes
+        mod = _modulus_step(vecs, R, primes)
+        if mod is None:
             break
-        phi, R = step
-        body.append("exclude positive " + " ".join(_qs(p) for p in phi))
+        M, c, j = mod
+        body.append(f"exclude modulus {M} {c}")
+        R = [i for i in R if i != j]
     if R and _rank(vecs, R) == len(R):
         body.append("exclude independent")
         R = []

@@ -3,7 +3,7 @@
 obstructions, anchor cell, steps and jumps, no flip sets; proofs/lemmas/deep_identifiability.md)."""
 
 from itertools import combinations, product
-from math import prod
+from math import lcm, prod
 
 from proofs.check import Malformed, Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine
 from proofs.check import no_flip_set, qs, rank, require, wellformed
@@ -42,6 +42,13 @@ def _shallow_1(cert, body):
             require(min(vals.values()) >= 0 and any(vals.values()), "E_NOT_POSITIVE", ln,
                     "phi is negative on some u_j (or zero on all)")
             R = [j for j in R if vals[j] == 0]
+        elif t[1] == "modulus" and len(t) == 4:  # Lemma 4: M divides L u_i[c] for every i in R but one
+            M, c = ints(t[2:], ln)
+            require(M > 1 and c < len(V) * n0, "E_MODULUS", ln, "need M > 1 and a coordinate c of u_j")
+            L = lcm(*(u[j][c].denominator for j in R))
+            bad = [j for j in R if int(u[j][c] * L) % M]
+            require(len(bad) == 1, "E_MODULUS", ln, "M must divide L u_j[c] for every j left but one")
+            R.remove(bad[0])
         elif t[1:] == ["independent"]:
             require(rank([u[j] for j in R]) == len(R), "E_DEPENDENT", ln, "the remaining u_j are dependent")
             R = []

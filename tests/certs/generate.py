@@ -131,7 +131,26 @@ def main():
 
     for rel, text in corpus_certificates().items():
         save(*rel.split("/"), text)
+    modulus_corpus()
+
+
+def modulus_corpus():
+    """Rule shallow-1 with 'exclude modulus' steps (proofs/lemmas/shallow.md, Lemma 4): one valid
+    certificate and its targeted edits. Run alone: python tests/certs/generate.py modulus."""
+    from exactnet.certify import certify
+    from exactnet.randnet import random_network
+
+    mod = certify(random_network([2, 6, 1], seed=2, max_num=30, max_den=30)).certificate
+    save("valid", "identifiable_modulus_2_6_1.cert", mod)
+    for name, old, new in (("modulus_one__E_MODULUS", "exclude modulus 3 0", "exclude modulus 1 0"),
+                           ("modulus_divides_two__E_MODULUS", "exclude modulus 3 0", "exclude modulus 7 0"),
+                           ("modulus_coordinate__E_MODULUS", "exclude modulus 3 0", "exclude modulus 3 2"),
+                           ("modulus_missing__E_NOT_POSITIVE", "exclude modulus 3 0\n", "")):
+        save("invalid", name + ".cert", fix(edit(mod, old, new)))
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["modulus"]:
+        modulus_corpus()
+        sys.exit()
     main()
