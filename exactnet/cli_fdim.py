@@ -42,11 +42,12 @@ def run_fdim(args: argparse.Namespace) -> int:
     )
     out = res.to_json()
     cert_path = getattr(args, "certificate", None)
+    if cert_path and not res.locally_identifiable:  # the result first, then why there is no certificate
+        _print_result(args, res, out, None)
+        raise CertificateError(
+            f"no LOCALLY-IDENTIFIABLE certificate: rank {res.functional_dimension} is below D - N = {res.bound}"
+        )
     if cert_path:
-        if not res.locally_identifiable:
-            raise CertificateError(
-                f"no LOCALLY-IDENTIFIABLE certificate: rank {res.functional_dimension} is below D - N = {res.bound}"
-            )
         from .fdim import certify_local
 
         cr = certify_local(net, use_regions=not args.no_regions, max_cells=args.max_cells, timeout=args.timeout)
@@ -65,6 +66,11 @@ def run_fdim(args: argparse.Namespace) -> int:
             raise CertificateError("the LOCALLY-IDENTIFIABLE certificate did not pass the independent checker")
         write_text_output(cert_path, cr.certificate)
         out["certificate"] = cert_path
+    _print_result(args, res, out, cert_path)
+    return 0
+
+
+def _print_result(args, res, out: dict, cert_path: str | None) -> None:
     if args.json:
         print_json(out)
     else:
@@ -81,7 +87,6 @@ def run_fdim(args: argparse.Namespace) -> int:
             print(f"note                  {res.note}")
         if cert_path:
             print(f"wrote the certificate to {cert_path}", file=sys.stderr)
-    return 0
 
 
 def _positive_seconds(text: str) -> float:
