@@ -2,7 +2,8 @@
 
 Input: a :class:`~exactnet.regions.RegionComplex` whose cells carry their corners (every
 vertex of the closed cell, bounded or not: ``Cell.corners``, computed by the engine when
-``n0 <= 4`` by default). Everything is in ``fmpq``; no float is used.
+``n0 <= 4`` by default). Everything is exact: ``fmpq``, or Python integers after scaling a
+constraint or a point by a positive common denominator (``n0 >= 3``); no float is used.
 
 **Vertices.** A vertex of the complex is a vertex (0-dimensional face) of at least one cell;
 its incident cells are the cells that have it as a vertex. So a cell's vertex set is exactly
