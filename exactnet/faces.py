@@ -50,6 +50,7 @@ from typing import NamedTuple
 from flint import fmpq, fmpq_mat
 
 from .errors import ExactnetError
+from .regions import _dot
 
 __all__ = ["Edge", "ComplexFaces", "complex_faces"]
 
@@ -89,14 +90,6 @@ def _key(v) -> tuple:
         x, y = v
         return (int(x.p), int(x.q), int(y.p), int(y.q))
     return tuple((int(x.p), int(x.q)) for x in v)
-
-
-def _dot(a, x) -> fmpq:
-    acc = Q0
-    for ai, xi in zip(a, x):
-        if ai and xi:
-            acc += ai * xi
-    return acc
 
 
 def _primitive(d) -> tuple:
