@@ -179,16 +179,30 @@ def _primes(k, start=101):
     return out
 
 
-def test_no_flip_set_stays_undecided():
-    # 30 singles in four directions (no positive functional, dependent): R keeps all 30 > 24;
-    # V_j = 1/p_j with distinct primes: no flip set exists, and the search proves it (not certifiable)
+def test_no_flip_set_distinct_primes_is_identifiable_by_the_modulus_step():
+    # 30 singles in four directions (no positive functional, dependent); V_j = 1/p_j with distinct
+    # primes: no flip set exists. The witness search could only prove that without a certificate;
+    # the modulus step of Lemma 4 (p_j divides one denominator only) now certifies it.
     dirs = [(1, 2), (-2, 1), (-1, -2), (2, -1)]
     W = [list(dirs[j % 4]) for j in range(30)]
     V = [[fmpq(1, p) for p in _primes(30)]]
     net = Network.from_lists([(W, list(range(1, 31))), (V, [0])])
     v = decide_shallow(net)
+    assert v.verdict == "IDENTIFIABLE", v.reason
+    assert sum(s.startswith("exclude modulus") for s in v.body) >= 6
+
+
+def test_no_flip_set_found_stays_undecided():
+    # the same directions, V_j = 1/(p_j p_(j+1)) around a cycle: every prime divides exactly two
+    # denominators, so no modulus step applies, 30 > 24 neurons remain and no flip set is found
+    dirs = [(1, 2), (-2, 1), (-1, -2), (2, -1)]
+    W = [list(dirs[j % 4]) for j in range(30)]
+    P = _primes(30)
+    V = [[fmpq(1, P[j] * P[(j + 1) % 30]) for j in range(30)]]
+    net = Network.from_lists([(W, list(range(1, 31))), (V, [0])])
+    v = decide_shallow(net)
     assert v.verdict == "UNDECIDED", v.reason
-    assert "witness search" in v.reason and "none exists" in v.reason
+    assert "witness search" in v.reason and "30 neurons remain" in v.reason
 
 
 def test_no_class_mode_witness_stays_undecided():
