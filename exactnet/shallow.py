@@ -68,6 +68,8 @@ __all__ = [
 
 #: Largest remaining set the exhaustive (meet-in-the-middle) flip-set step handles (checker too).
 MAX_EXHAUSTIVE = 24
+#: Most neurons one ``exclude modulus`` step drops (checker too: its residue search is 2^16 at most).
+MAX_MODULUS = 16
 
 
 def _parts(net: Network):
@@ -411,18 +413,30 @@ def _candidate_primes(net: Network) -> list[int]:
 
 
 def _modulus_step(vecs: list[list[fmpq]], R: list[int], primes: list[int]):
-    """``(M, c, j)``: with ``a_i = L u_i[c]`` (``L`` the lcm of the denominators over ``R``), ``M``
-    divides every ``a_i`` but ``a_j`` (Lemma 4, step ``modulus``: ``j`` is in no zero-sum subset).
-    ``M = p^(v + 1)`` for a prime ``p`` at which ``a_j`` alone has the least valuation ``v``."""
+    """``(M, c, B)``: with ``a_i = L u_i[c]`` (``L`` the lcm of the denominators over ``R``), ``B``
+    is the set of ``i`` in ``R`` with ``M`` not dividing ``a_i``, ``1 <= |B| <= MAX_MODULUS``, and no
+    nonempty subset of ``B`` sums to ``0`` modulo ``M`` (Lemma 4, step ``modulus``: no zero-sum
+    subset meets ``B``). ``M = p^(v + 1)`` with ``v`` the least ``p``-adic valuation of the ``a_i``;
+    the smallest such ``B`` found."""
+    cands = []
     for c in range(len(vecs[0])):
         L = 1
         for i in R:
             L = lcm(L, int(vecs[i][c].q))
         a = {i: int(vecs[i][c] * L) for i in R}
         for p in primes:
-            vals = sorted((_valuation(x, p), i) for i, x in a.items() if x != 0)
-            if len(vals) == 1 or len(vals) > 1 and vals[0][0] < vals[1][0]:
-                return p ** (vals[0][0] + 1), c, vals[0][1]
+            vals = [_valuation(x, p) for x in a.values() if x != 0]
+            if vals:
+                M = p ** (min(vals) + 1)
+                bad = [i for i in R if a[i] % M]
+                if len(bad) <= MAX_MODULUS:
+                    cands.append((len(bad), M, c, [a[i] % M for i in bad], bad))
+    for _, M, c, res, bad in sorted(cands, key=lambda t: t[:3]):  # a single one needs no search
+        reach: set[int] = set()
+        for r0 in res:
+            reach |= {(r + r0) % M for r in reach} | {r0}
+        if 0 not in reach:
+            return M, c, bad
     return None
 
 
@@ -775,9 +789,9 @@ def decide_shallow(net: Network) -> Verdict:
         mod = _modulus_step(vecs, R, primes)
         if mod is None:
             break
-        M, c, j = mod
+        M, c, B = mod
         body.append(f"exclude modulus {M} {c}")
-        R = [i for i in R if i != j]
+        R = [i for i in R if i not in B]
     if R and _rank(vecs, R) == len(R):
         body.append("exclude independent")
         R = []

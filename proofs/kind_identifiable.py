@@ -10,6 +10,7 @@ from proofs.check import no_flip_set, qs, rank, require, wellformed
 
 MAX_MODE_CONFIGS = 2 ** 12
 MAX_NODES = 50000
+MAX_MODULUS = 16  # neurons dropped by one 'exclude modulus' step (2^16 residues at most)
 
 def _classes(net, ln, name):
     """Classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or column;
@@ -42,13 +43,17 @@ def _shallow_1(cert, body):
             require(min(vals.values()) >= 0 and any(vals.values()), "E_NOT_POSITIVE", ln,
                     "phi is negative on some u_j (or zero on all)")
             R = [j for j in R if vals[j] == 0]
-        elif t[1] == "modulus" and len(t) == 4:  # Lemma 4: M divides L u_i[c] for every i in R but one
+        elif t[1] == "modulus" and len(t) == 4:  # Lemma 4: the j with M not dividing L u_j[c] leave R
             M, c = ints(t[2:], ln)
             require(M > 1 and c < len(V) * n0, "E_MODULUS", ln, "need M > 1 and a coordinate c of u_j")
             L = lcm(*(u[j][c].denominator for j in R))
-            bad = [j for j in R if int(u[j][c] * L) % M]
-            require(len(bad) == 1, "E_MODULUS", ln, "M must divide L u_j[c] for every j left but one")
-            R.remove(bad[0])
+            a, reach = {j: int(u[j][c] * L) % M for j in R}, set()
+            bad = [j for j in R if a[j]]
+            require(0 < len(bad) <= MAX_MODULUS, "E_MODULUS", ln, f"need 1 to {MAX_MODULUS} j with M not dividing")
+            for j in bad:  # the residues of the nonempty subsets of bad
+                reach |= {(r + a[j]) % M for r in reach} | {a[j]}
+            require(0 not in reach, "E_MODULUS", ln, "some of them sum to 0 modulo M")
+            R = [j for j in R if not a[j]]
         elif t[1:] == ["independent"]:
             require(rank([u[j] for j in R]) == len(R), "E_DEPENDENT", ln, "the remaining u_j are dependent")
             R = []

@@ -27,17 +27,20 @@ def _has_zero_sum(vecs):
 
 
 def _drops(vecs, primes):
-    """Every index the modulus steps remove, applied until none applies."""
+    """Every index the modulus steps remove, applied until none applies; each step re-checked as
+    the checker does (an independent residue search: every nonempty subset of the dropped set)."""
     R, out = list(range(len(vecs))), []
     while R:
         step = _modulus_step(vecs, R, primes)
         if step is None:
             break
-        M, c, j = step
+        M, c, B = step
         L = lcm(*(int(vecs[i][c].q) for i in R))
-        assert [i for i in R if int(vecs[i][c] * L) % M] == [j]  # the checker's condition, recomputed
-        out.append(j)
-        R.remove(j)
+        assert B == [i for i in R if int(vecs[i][c] * L) % M] and 1 <= len(B) <= 16
+        assert all(sum(int(vecs[i][c] * L) for i in S) % M for k in range(1, len(B) + 1)
+                   for S in combinations(B, k))
+        out += B
+        R = [i for i in R if i not in B]
     return out
 
 
@@ -99,7 +102,34 @@ def test_candidate_primes_skip_huge_numerators():
 
 
 def test_an_undecided_shallow_answer_says_the_global_question_is_open():
-    net = random_network([1, 100, 1], seed=0, max_num=1000, max_den=1000)
+    import random
+
+    rnd = random.Random(5)  # 30 random integer directions, V_j = 1: no step applies (test_zero_sum)
+    W = [[rnd.randint(-10**6, 10**6) for _ in range(2)] for _ in range(30)]
+    net = Network.from_lists([(W, [rnd.randint(-9, 9) for _ in range(30)]), ([[1] * 30], [0])])
     res = certify(net)
     assert res.verdict == "LOCALLY-IDENTIFIABLE"
     assert "global identifiability is not decided" in res.reason and "flip-set" in res.reason
+
+
+def test_one_input_dimension_generic_is_decided():
+    """In 1-D a single neuron is rarely alone off M; the residue search over up to 16 does it."""
+    net = random_network([1, 100, 1], seed=0, max_num=1000, max_den=1000)
+    v = decide_shallow(net)
+    assert v.verdict == "IDENTIFIABLE", v.reason
+    assert any(s.startswith("exclude modulus") for s in v.body)
+
+
+def test_checker_refuses_a_modulus_step_dropping_more_than_16():
+    from exactnet.certificate import load_checker
+
+    net = random_network([2, 20, 1], seed=1, max_num=1000, max_den=1000)
+    cert = certify(net).certificate
+    lines = cert[:-1].split("\n")
+    i = next(k for k, s in enumerate(lines) if s.startswith("exclude "))
+    lines[i] = "exclude modulus " + "7" * 60 + " 0"  # divides none of the 20 scaled coordinates
+    import hashlib
+
+    lines[-1] = "end " + hashlib.sha256("".join(s + "\n" for s in lines[:-1]).encode()).hexdigest()
+    code, _, diags = load_checker().check_text("\n".join(lines) + "\n")
+    assert code == 1 and "E_MODULUS" in diags[0]
