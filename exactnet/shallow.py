@@ -417,7 +417,7 @@ def _modulus_step(vecs: list[list[fmpq]], R: list[int], primes: list[int]):
     is the set of ``i`` in ``R`` with ``M`` not dividing ``a_i``, ``1 <= |B| <= MAX_MODULUS``, and no
     nonempty subset of ``B`` sums to ``0`` modulo ``M`` (Lemma 4, step ``modulus``: no zero-sum
     subset meets ``B``). ``M = p^(v + 1)`` with ``v`` the least ``p``-adic valuation of the ``a_i``;
-    the smallest such ``B`` found."""
+    the first single ``B`` found, else the smallest ``B`` whose residues pass."""
     cands = []
     for c in range(len(vecs[0])):
         L = 1
@@ -429,9 +429,11 @@ def _modulus_step(vecs: list[list[fmpq]], R: list[int], primes: list[int]):
             if vals:
                 M = p ** (min(vals) + 1)
                 bad = [i for i in R if a[i] % M]
+                if len(bad) == 1:  # alone off M: no search needed, take it at once
+                    return M, c, bad
                 if len(bad) <= MAX_MODULUS:
                     cands.append((len(bad), M, c, [a[i] % M for i in bad], bad))
-    for _, M, c, res, bad in sorted(cands, key=lambda t: t[:3]):  # a single one needs no search
+    for _, M, c, res, bad in sorted(cands, key=lambda t: t[:3]):
         reach: set[int] = set()
         for r0 in res:
             reach |= {(r + r0) % M for r in reach} | {r0}
