@@ -73,16 +73,11 @@ def _brute_vertices(cons, n):
 
 
 def _null(rows, n):
-    R, rank = fmpq_mat([list(r) for r in rows]).rref()
-    if rank != n - 1:
-        return None
-    piv = [next(j for j in range(n) if R[i, j]) for i in range(rank)]
-    free = next(j for j in range(n) if j not in piv)
-    d = [Q0] * n
-    d[free] = fmpq(1)
-    for i, j in enumerate(piv):
-        d[j] = -R[i, free]
-    return d
+    """The null vector of ``n - 1`` rows by cofactors (generalized cross product), or None when
+    their rank is below ``n - 1``: a different method from exactnet.faces' elimination."""
+    A = [list(r) for r in rows]
+    d = [(-1) ** j * fmpq_mat([r[:j] + r[j + 1:] for r in A]).det() for j in range(n)]
+    return d if any(d) else None
 
 
 def _same_dir(d, e):
