@@ -146,6 +146,15 @@ class _Counter:
         self.n = 0
 
 
+def _permuted(rows, l: int, perm: list[int], W, b, W2, b2):
+    """``rows`` with layer ``l``'s neurons in the order ``perm`` (rows ``W``, ``b``; next layer's
+    columns of ``W2``, whose bias ``b2`` is unchanged)."""
+    new = list(rows)
+    new[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
+    new[l] = ([[r[p] for p in perm] for r in W2], b2)
+    return new
+
+
 def _canon_from(rows, l: int, L: int, counter: _Counter):
     """Canonicalise hidden layers l..L-1 of ``rows`` (layers < l already canonical)."""
     if l >= L:
@@ -184,11 +193,7 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
         counter.n += 1  # one ordering, counted as the checker counts it (proofs/orbit.py)
         if counter.n > TIE_LIMIT:
             raise LimitError(f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try")
-        perm = [i for _, i in normal] + [i for _, i in zkeys]
-        new = list(rows)
-        new[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
-        new[l] = ([[r[p] for p in perm] for r in W2], b2)
-        return new
+        return _permuted(rows, l, [i for _, i in normal] + [i for _, i in zkeys], W, b, W2, b2)
     # group into tie classes, sorted
     normal.sort(key=lambda t: t[0])
     groups: list[list[int]] = []
@@ -213,10 +218,7 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
         )
     best = None
     for choice in itertools.product(*[itertools.permutations(g) for g in groups]):
-        perm = [i for g in choice for i in g]
-        new = list(rows)
-        new[l - 1] = ([W[p] for p in perm], [b[p] for p in perm])
-        new[l] = ([[r[p] for p in perm] for r in W2], b2)
+        new = _permuted(rows, l, [i for g in choice for i in g], W, b, W2, b2)
         done = _canon_from(new, l + 1, L, counter)
         s = _serial(done)
         if best is None or s < best[0]:
