@@ -20,6 +20,7 @@ TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
 FRAME = ("network", "other", "conclusion", "end", "kind", "exactnet")  # keywords never starting a body line
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
+SMALL = re.compile(r"(0|[1-9][0-9]{0,8})\Z")  # a small index: REGIONS bodies, rule lines
 _HEX = re.compile(r"[0-9a-f]{64}\Z")
 _HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 Z = Fraction(0)

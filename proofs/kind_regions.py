@@ -1,13 +1,9 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
 
-import re
-
 from proofs import check as fw
 
-_INT = re.compile(r"(0|[1-9][0-9]{0,8})\Z")
-
 def _ints(ln, toks):
-    fw.wellformed(all(_INT.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
+    fw.wellformed(all(fw.SMALL.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
     return [int(t) for t in toks]
 
 def verify_net(net, body):

@@ -1,9 +1,6 @@
 """Replay of the function-preserving rules of proofs/lemmas/symmetry_rules.md (kind HIDDEN-SYMMETRY)."""
 
-import re
-from fractions import Fraction
-
-from proofs.check import Reject, require
+from proofs.check import SMALL, Reject, require
 
 RuleError = type("RuleError", (Reject,), {})  # a rule line that does not apply (E_RULE_*)
 
@@ -12,7 +9,7 @@ def replay(Ws, bs, tokens, lineno=0):
     def need(cond, msg, code="E_RULE_CONDITION"):
         require(cond, code, lineno, msg if code != "E_RULE_CONDITION" else f"rule {name}: {msg}", RuleError)
     name = tokens[0] if tokens else ""
-    need(len(tokens) >= 2 and all(re.fullmatch(r"0|[1-9][0-9]{0,8}", t) for t in tokens[1:]),
+    need(len(tokens) >= 2 and all(SMALL.match(t) for t in tokens[1:]),
          "expected: rule NAME LAYER INDICES...", "E_RULE_SYNTAX")
     l, args = int(tokens[1]), [int(t) for t in tokens[2:]]
     Ws, bs = [[list(r) for r in W] for W in Ws], [list(b) for b in bs]
@@ -40,7 +37,7 @@ def replay(Ws, bs, tokens, lineno=0):
         i, w = args[0], W[args[0]]
         if name == "unused":
             need(all(r[i] == 0 for r in V), "outgoing column not zero")
-            W[i], b[i] = ([-x for x in w], -b[i]) if any(w + [b[i]]) else (w, Fraction(1))
+            W[i], b[i] = ([-x for x in w], -b[i]) if any(w + [b[i]]) else (w, b[i] + 1)  # zero row: b_i = 1
         elif name == "dead":
             need((not any(w) if l == 1 else max(w) <= 0) and b[i] <= 0, "not dead by structure")
             V[0][i] += 1
