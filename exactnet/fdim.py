@@ -66,7 +66,9 @@ always active on the sample, and the adjacent pairs never both active, are prove
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
-solved and re-checked in ``fmpq``). Proved facts add kernel vectors and lower ``U``.
+solved and re-checked in ``fmpq``); a refutation point is proposed deep inside the activation
+pattern of the LP's point (:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the
+smallest margin) and kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
 (3b) Still below ``U``: *affine relations where a neuron is active*
 (:func:`relation_candidates`, :func:`prove_relations_where_active`). The sample proposes
 ``c`` with ``sum_j c_j h_(l-1,j)(x) + c_last = 0`` at the sampled ``x`` where ``z_(l,i)(x) > 0``
@@ -928,14 +930,22 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             if gap > best:
                 best, bk = gap, k
         if bk is None:  # the LP point is a true network point: try it exactly
+            def witness(x):
+                z = net.preactivations(x)
+                rel = True
+                if relation is not None:
+                    h = [relu(t) for t in z[lt - 2]] if lt > 1 else list(x)
+                    rel = sum((fmpq(c) * t for c, t in zip(relation, h)), fmpq(relation[-1])) > 0
+                return sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0) \
+                    and all(se * z[le - 1][ie] > 0 for (le, ie), se in extra) and rel
+
             x = [fmpq(round(t * 4096), 4096) for t in v[:n0]]
-            z = net.preactivations(x)
-            rel = True
-            if relation is not None:
-                h = [relu(t) for t in z[lt - 2]] if lt > 1 else list(x)
-                rel = sum((fmpq(c) * t for c, t in zip(relation, h)), fmpq(relation[-1])) > 0
-            if sign * z[lt - 1][it] > 0 and (partner is None or z[partner[0] - 1][partner[1]] > 0) and \
-                    all(se * z[le - 1][ie] > 0 for (le, ie), se in extra) and rel:
+            if witness(x):
+                return False, x
+            pattern = {k: float(sum(float(ai) * v[j] for j, ai in enumerate(a) if ai)) + float(b) > 0
+                       for k, (a, b) in Y.items()}
+            x = _pattern_witness(net, target, sign, partner, extra, relation, pattern)
+            if x is not None and witness(x):
                 return False, x
             return None, None
         for st in ("dead", "active"):
@@ -943,6 +953,61 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             child[bk] = st
             stack.append(child)
     return True, None
+
+
+def _pattern_witness(net: Network, target: tuple[int, int], sign: int, partner, extra, relation,
+                     pattern: dict) -> list[fmpq] | None:
+    """A point proposed for :func:`_neuron_never_positive`'s refutation, deep inside one pattern.
+
+    The branch and bound can end at an LP point that is a network point only up to float error
+    (a thin region, or coordinates in the thousands where rounding to ``1/4096`` moves the
+    pre-activations). Here the activation ``pattern`` of the neurons below the target's layer
+    (read from that LP point) is frozen, which makes every pre-activation up to the target's
+    layer an exact affine function of ``x``, and a float LP maximizes the smallest normalised
+    margin of the strict inequalities (pattern signs, target, partner, ``extra``, ``relation``).
+    Its point, converted exactly from binary, is only a proposal: the caller keeps it only if the
+    exact evaluation of the network satisfies every condition.
+    """
+    import numpy as np
+    from .lp import linprog_quiet as linprog
+
+    lt, it = target
+    n0 = net.input_dim
+    one, zero = fmpq(1), fmpq(0)
+    h = [[one if i == j else zero for j in range(n0 + 1)] for i in range(n0)]  # h_0 = x, as forms (x, 1)
+    conds, Z = [], {}
+    for l in range(1, lt + 1):
+        W, b = net.weights(l), net.biases(l)
+        z = [[sum((w * r[c] for w, r in zip(W[i], h) if w), zero) + (b[i] if c == n0 else zero)
+              for c in range(n0 + 1)] for i in range(len(W))]
+        Z[l] = z
+        if l < lt:
+            for i, zi in enumerate(z):
+                conds.append(zi if pattern[(l, i)] else [-c for c in zi])
+            h = [zi if pattern[(l, i)] else [zero] * (n0 + 1) for i, zi in enumerate(z)]
+    conds.append([sign * c for c in Z[lt][it]])
+    if partner is not None:
+        conds.append(Z[partner[0]][partner[1]])
+    conds += [[se * c for c in Z[le][ie]] for (le, ie), se in extra]
+    if relation is not None:
+        below = h if lt > 1 else [[one if i == j else zero for j in range(n0 + 1)] for i in range(n0)]
+        conds.append([sum((fmpq(c) * r[k] for c, r in zip(relation, below)), zero) + (
+            fmpq(relation[-1]) if k == n0 else zero) for k in range(n0 + 1)])
+    A, bb = [], []
+    for c in conds:  # c.x + c0 >= t * |c|  <=>  -c.x + |c| t <= c0
+        cf = [float(v) for v in c]
+        norm = float(np.linalg.norm(cf[:n0]))
+        if norm == 0.0:
+            if cf[n0] <= 0:
+                return None  # a constant condition that fails
+            continue
+        A.append([-v for v in cf[:n0]] + [norm])
+        bb.append(cf[n0])
+    res = linprog([0.0] * n0 + [-1.0], A_ub=A, b_ub=bb, bounds=[(-1e6, 1e6)] * n0 + [(None, 1.0)],
+                  method="highs")
+    if res.status != 0 or res.x[-1] <= 0:
+        return None
+    return [fmpq(*float(t).as_integer_ratio()) for t in res.x[:n0]]
 
 
 def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list, list]:
