@@ -89,8 +89,7 @@ def eliminate(M):
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 def rank_mod(M, p=(1 << 61) - 1):
-    """Rank of M over GF(p), a lower bound of its rank over Q (lemmas/local_identifiability.md); 0 when
-    p divides a denominator."""
+    """Rank over GF(p), at most the rank over Q (lemmas/local_identifiability.md); 0 if p divides a denominator."""
     if any(v.denominator % p == 0 for r in M for v in r):
         return 0
     inv = {d: pow(d, -1, p) for d in {v.denominator for r in M for v in r}}
@@ -159,8 +158,7 @@ def hidden_forms(net, pattern):
     return [f for layer in local_affine(net, pattern)[:-1] for f in layer]
 
 def in_region(net, pattern, points):
-    """True iff every hidden pattern-P pre-activation is >= 0 (active) / <= 0 (inactive) at
-    every point; then on conv(points) the network equals the pattern-P affine map."""
+    """True iff at every point each hidden pattern-P pre-activation has the sign of its bit (spec-1.0.md, 5)."""
     forms = hidden_forms(net, pattern)
     return all(dot(g, x) + c >= 0 if p else dot(g, x) <= -c for x in points for p, (g, c) in zip(pattern, forms))
 
@@ -230,8 +228,7 @@ def parse(text):
     return Cert((major, minor), t[1], net, other, body)
 
 def load_network_json(text):
-    """Parse an ``exactnet-network/1`` file into a Net: JSON integers, or strings holding an integer,
-    p/q or a decimal (ASCII digits); floats and anything else refused."""
+    """An ``exactnet-network/1`` file as a Net; numbers are JSON integers or strings: integer, p/q, decimal."""
     def need(cond, msg):
         require(cond, "E_NETWORK_FILE", 0, msg, UsageError)
     def num(v, l):
@@ -261,8 +258,7 @@ def load_network_json(text):
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
-    if isinstance(text, bytes):
-        text = text.decode("latin-1")  # parse() reports the first non-ASCII byte with its line
+    text = text.decode("latin-1") if isinstance(text, bytes) else text  # parse() reports a non-ASCII byte
     try:
         cert = parse(text)
         require(network_json_text is None or vars(load_network_json(network_json_text)) == vars(cert.network),

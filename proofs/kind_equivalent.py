@@ -1,12 +1,10 @@
-"""Kind EQUIVALENT (proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md): a REGIONS body for the
-difference network h = f - g with h zero on every cell, or an orbit body (perm and scale lines)."""
+"""Kind EQUIVALENT (proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md): REGIONS body of f - g or orbit."""
 
 from proofs import kind_regions
 from proofs.check import Net, Z, eye, ints, local_affine, qs, require, trap, wellformed
 
 def _pad(Ws, bs, H):
-    """Pad to H hidden layers with the same function (lemma, (P0)-(P2)); an affine map x -> Wx + b
-    first becomes relu(Wx + b) - relu(-Wx - b)."""
+    """Pad to H hidden layers, same function (lemma, (P0)-(P2)); Wx + b becomes relu(Wx + b) - relu(-Wx - b)."""
     if len(Ws) == 1:
         W, b, m = Ws[0], bs[0], len(bs[0])
         Ws = [list(W) + [[-v for v in r] for r in W], [r + [-v for v in r] for r in eye(m)]]
@@ -24,8 +22,7 @@ def difference(Wf, bf, Wg, bg):
     return Ws, [list(fb[l]) + list(gb[l]) for l in range(H)] + [[a - b for a, b in zip(fb[H], gb[H])]]
 
 def _orbit(f, g, body):
-    """Lemma O of proofs/lemmas/equivalent.md: g is f moved by one permutation and positive scaling
-    per hidden layer ('perm L ...' and 'scale L ...' lines, L = 1 .. depth-1, in order)."""
+    """Lemma O: g is f moved by the permutation and positive scaling of the lines 'perm L', 'scale L' per layer."""
     require(f.arch == g.arch, "E_SHAPE", 0, "an orbit body needs equal architectures")
     wellformed(len(body) == 2 * (f.depth - 1), "E_SYNTAX", body[0][0] if body else 0,
                "one perm and one scale line per layer")

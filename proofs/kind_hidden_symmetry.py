@@ -1,5 +1,4 @@
-"""Kind HIDDEN-SYMMETRY: other block = theta' (proofs/spec-1.0-hidden-symmetry.md; lemmas: symmetry_rules.md,
-shallow.md, orbit.md and equivalent.md in proofs/lemmas/)."""
+"""Kind HIDDEN-SYMMETRY: the other block is theta' (proofs/spec-1.0-hidden-symmetry.md and the lemmas it names)."""
 
 from proofs import kind_equivalent
 from proofs.check import Malformed, Z, require, wellformed

@@ -1,6 +1,5 @@
-"""Kind IDENTIFIABLE: dispatch on ``rule NAME`` (proofs/spec-1.0-identifiable.md); rules shallow-1, shallow-2
-(proofs/lemmas/shallow.md) and deep-2 for two hidden layers (proofs/spec-1.0-identifiable-deep-2.md: bend points,
-obstructions, anchor cell, steps and jumps, no flip sets; proofs/lemmas/deep_identifiability.md)."""
+"""Kind IDENTIFIABLE (proofs/spec-1.0-identifiable.md): rule shallow-1 or shallow-2 (proofs/lemmas/shallow.md), or
+deep-2 for two hidden layers (proofs/spec-1.0-identifiable-deep-2.md, proofs/lemmas/deep_identifiability.md)."""
 
 from itertools import combinations, product
 from math import lcm, prod
@@ -13,8 +12,7 @@ MAX_NODES = 50000
 MAX_MODULUS = 16  # neurons dropped by one 'exclude modulus' step (2^16 residues at most)
 
 def _classes(net, ln, name):
-    """Classes [(u, J, kappa, size)] of a one-hidden-layer network with no zero row or column;
-    rejects two neurons of one orientation on a hyperplane (any two for shallow-1) or J_C = 0."""
+    """Classes [(u, J, kappa, size)]; no zero row or column, J_C = 0, or same-sign pair (any pair in shallow-1)."""
     require(net.depth == 2, "E_DEPTH", ln, f"rule {name} needs one hidden layer")
     V, groups = net.W[1], {}
     for j, (w, bj) in enumerate(zip(net.W[0], net.b[0])):
@@ -32,12 +30,11 @@ def _classes(net, ln, name):
 
 def _shallow_1(cert, body):
     _classes(cert.network, body[0][0], "shallow-1")
-    (W, V), n0 = cert.network.W, cert.network.arch[0]
-    u = [[r[j] * x for r in V for x in w] for j, w in enumerate(W)]  # u_j = vec(V_j w_j^T)
-    R = list(range(len(W)))
+    W, V = cert.network.W
+    u, R = [[r[j] * x for r in V for x in w] for j, w in enumerate(W)], list(range(len(W)))  # u_j = vec(V_j w_j^T)
     for ln, t in body[1:]:
         wellformed(t[0] == "exclude" and len(t) >= 2 and R, "E_SYNTAX", ln, "expected exclude STEP, neurons left")
-        if t[1] == "positive" and len(t) == 2 + len(V) * n0:
+        if t[1] == "positive" and len(t) == 2 + len(u[0]):
             phi = qs(t[2:], ln)
             vals = {j: dot(phi, u[j]) for j in R}
             require(min(vals.values()) >= 0 and any(vals.values()), "E_NOT_POSITIVE", ln,
@@ -45,7 +42,7 @@ def _shallow_1(cert, body):
             R = [j for j in R if vals[j] == 0]
         elif t[1] == "modulus" and len(t) == 4:  # Lemma 4: the j with M not dividing L u_j[c] leave R
             M, c = ints(t[2:], ln)
-            require(M > 1 and c < len(V) * n0, "E_MODULUS", ln, "need M > 1 and a coordinate c of u_j")
+            require(M > 1 and c < len(u[0]), "E_MODULUS", ln, "need M > 1 and a coordinate c of u_j")
             L = lcm(*(u[j][c].denominator for j in R))
             a, reach = {j: int(u[j][c] * L) % M for j in R}, set()
             bad = [j for j in R if a[j]]
@@ -162,8 +159,7 @@ def _covers(net, P, ln0):
     return found
 
 def _piece(net, ln, code, k, z):
-    """z strictly inside a first-layer cell C, on a separate non-constant piece of second-layer neuron k;
-    returns the signs s of C and gamma_(C,r) = the local form (g, c) of second-layer neuron r (Lemma E)."""
+    """Lemma E: z in an open first-layer cell C on a separate visible piece of neuron (2, k): (signs, gamma_C)."""
     s = [_sgn(v) for v in forward(net, z)[0][0]]
     g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * net.arch[2])[1]]
     require(0 not in s and k < net.arch[2] and dot(g[k], z) + g[k][-1] == 0 and any(g[k][:-1])

@@ -1,5 +1,4 @@
-"""Kind NOT-LOCALLY-IDENTIFIABLE (proofs/spec-1.0-not-locally-identifiable.md,
-proofs/lemmas/not_locally_identifiable.md)."""
+"""Kind NOT-LOCALLY-IDENTIFIABLE (spec-1.0-not-locally-identifiable.md, lemmas/not_locally_identifiable.md)."""
 
 from proofs import check as fw
 

@@ -4,8 +4,7 @@ from itertools import groupby, permutations, product
 LIMIT = 5040  # orderings of tied neurons tried
 
 def canonical(Ws, bs, l=1, budget=None):
-    """Canonical form under permutation and positive scaling of the hidden neurons (lemmas/orbit.md);
-    None for a zero incoming row or over LIMIT orderings of tied rows (ties in the last layer are free)."""
+    """Canonical form (lemmas/orbit.md); None for a zero incoming row or over LIMIT orderings of tied rows."""
     if budget is None:
         Ws, bs, budget = [[list(r) for r in W] for W in Ws], [list(b) for b in bs], [LIMIT]
     if l >= len(Ws):
