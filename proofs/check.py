@@ -248,12 +248,10 @@ def load_network_json(text):
         need(isinstance(layer, dict) and isinstance(layer.get("weights"), list)
              and isinstance(layer.get("biases"), list), f"layer {l}: needs lists 'weights' and 'biases'")
         rows = [[num(v, l) for v in r] if isinstance(r, list) else None for r in layer["weights"]]
-        need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0],
-             f"layer {l}: weights must be a non-empty matrix")
-        need(len(rows[0]) == len(W[-1] if W else rows[0]) and len(layer["biases"]) == len(rows),
-             f"layer {l}: shapes differ")
-        W.append(rows)
-        b.append([num(v, l) for v in layer["biases"]])
+        need(rows and None not in rows and len({len(r) for r in rows}) == 1 and rows[0]
+             and len(rows[0]) == len(W[-1] if W else rows[0]) and len(layer["biases"]) == len(rows),
+             f"layer {l}: weights must be a non-empty matrix fitting the layer before and the biases")
+        W, b = W + [rows], b + [[num(v, l) for v in layer["biases"]]]
     return Net.of(W, b)
 
 def check_text(text, network_json_text=None):

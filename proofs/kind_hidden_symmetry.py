@@ -42,8 +42,7 @@ def check(cert):
         raise Malformed("E_SYNTAX", ln, "expected 'equivalence METHOD ...' lines")
     elif eq[0][1][1:] == ["shallow-invariants"] and len(eq) == 1:
         require(net.depth == 2, "E_DEPTH", ln, "shallow-invariants needs one hidden layer")
-        require(shallow_invariants(net) == shallow_invariants(other), "E_NOT_EQUIVALENT", ln,
-                "the invariants of the two functions differ")
+        require(shallow_invariants(net) == shallow_invariants(other), "E_NOT_EQUIVALENT", ln, "invariants differ")
     elif all(t[1] == "rule" for _, t in eq):
         Ws, bs = net.W, net.b
         for n, t in eq:

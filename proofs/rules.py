@@ -35,18 +35,16 @@ def replay(Ws, bs, tokens, lineno=0):
     elif name in ("unused", "dead", "active", "hidden"):
         need(len(args) == 1, "needs one neuron")
         i, w = args[0], W[args[0]]
+        need({"unused": all(r[i] == 0 for r in V),  # the side conditions, by structure
+              "dead": (not any(w) if l == 1 else max(w) <= 0) and b[i] <= 0,
+              "active": (not any(w) if l == 1 else min(w) >= 0) and b[i] >= 0,
+              "hidden": l + 1 < len(Ws) and all(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0
+                                                for row, x in zip(V, c))}[name], f"the neuron is not {name}")
         if name == "unused":
-            need(all(r[i] == 0 for r in V), "outgoing column not zero")
             W[i], b[i] = ([-x for x in w], -b[i]) if any(w + [b[i]]) else (w, b[i] + 1)  # zero row: b_i = 1
         elif name == "dead":
-            need((not any(w) if l == 1 else max(w) <= 0) and b[i] <= 0, "not dead by structure")
             V[0][i] += 1
         else:  # active / hidden: the neuron is active wherever it matters; b_i += 1 is absorbed by c
-            if name == "active":
-                need((not any(w) if l == 1 else min(w) >= 0) and b[i] >= 0, "not active by structure")
-            else:
-                need(l + 1 < len(Ws) and all(row[i] > 0 > x and max(row[:i] + row[i + 1:], default=0) <= 0
-                                             for row, x in zip(V, c)), "not hidden by a hidden next layer")
             b[i] += 1
             c[:] = [x - r[i] for x, r in zip(c, V)]
     elif name == "reflect":
