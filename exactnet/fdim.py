@@ -994,15 +994,15 @@ def _pattern_witness(net: Network, target: tuple[int, int], sign: int, partner, 
         conds.append([sum((fmpq(c) * r[k] for c, r in zip(relation, below)), zero) + (
             fmpq(relation[-1]) if k == n0 else zero) for k in range(n0 + 1)])
     A, bb = [], []
-    for c in conds:  # c.x + c0 >= t * |c|  <=>  -c.x + |c| t <= c0
+    for c in conds:  # (c.x + c0) / |c| >= t, rows scaled to unit normals for the float solver
         cf = [float(v) for v in c]
         norm = float(np.linalg.norm(cf[:n0]))
         if norm == 0.0:
             if cf[n0] <= 0:
                 return None  # a constant condition that fails
             continue
-        A.append([-v for v in cf[:n0]] + [norm])
-        bb.append(cf[n0])
+        A.append([-v / norm for v in cf[:n0]] + [1.0])
+        bb.append(cf[n0] / norm)
     res = linprog([0.0] * n0 + [-1.0], A_ub=A, b_ub=bb, bounds=[(-1e6, 1e6)] * n0 + [(None, 1.0)],
                   method="highs")
     if res.status != 0 or res.x[-1] <= 0:
