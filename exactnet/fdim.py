@@ -940,19 +940,40 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
                     and all(se * z[le - 1][ie] > 0 for (le, ie), se in extra) and rel
 
             x = [fmpq(round(t * 4096), 4096) for t in v[:n0]]
-            if witness(x):
-                return False, x
-            pattern = {k: float(sum(float(ai) * v[j] for j, ai in enumerate(a) if ai)) + float(b) > 0
-                       for k, (a, b) in Y.items()}
-            x = _pattern_witness(net, target, sign, partner, extra, relation, pattern)
-            if x is not None and witness(x):
-                return False, x
-            return None, None
+            if not witness(x):
+                pattern = {k: float(sum(float(ai) * v[j] for j, ai in enumerate(a) if ai)) + float(b) > 0
+                           for k, (a, b) in Y.items()}
+                x = _pattern_witness(net, target, sign, partner, extra, relation, pattern)
+                if x is None or not witness(x):
+                    return None, None
+            return False, _strictly_generic_near(net, x, witness)
         for st in ("dead", "active"):
             child = dict(state)
             child[bk] = st
             stack.append(child)
     return True, None
+
+
+def _strictly_generic_near(net: Network, x: list[fmpq], keep) -> list[fmpq]:
+    """``x`` itself when no hidden pre-activation vanishes there, else a nearby point where none
+    does and ``keep`` still holds (small seeded dyadic steps; ``x`` when none is found).
+
+    A refutation point joins the functional-dimension sample only if it is strictly generic
+    (module docstring); a point rounded onto a grid can land exactly on some neuron's bent
+    hyperplane, and then the region it proves non-empty would not count.
+    """
+    def strict(y):
+        return all(v != 0 for layer in net.preactivations(y)[:-1] for v in layer)
+
+    if strict(x):
+        return x
+    rng = random.Random(len(x))
+    for k in range(12, 52, 4):
+        step = fmpq(1, 1 << k)
+        y = [v + step * rng.randint(-7, 7) for v in x]
+        if strict(y) and keep(y):
+            return y
+    return x
 
 
 def _pattern_witness(net: Network, target: tuple[int, int], sign: int, partner, extra, relation,

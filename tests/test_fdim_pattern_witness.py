@@ -10,7 +10,7 @@ interval's closing, and that a frozen pattern that cannot hold proposes nothing.
 
 from flint import fmpq
 
-from exactnet.fdim import _neuron_never_positive, _pattern_witness, functional_dimension
+from exactnet.fdim import _neuron_never_positive, _pattern_witness, _strictly_generic_near, functional_dimension
 from exactnet.network import Network
 from exactnet.randnet import random_network
 
@@ -41,3 +41,24 @@ def test_an_impossible_pattern_proposes_nothing():
     x = _pattern_witness(net, (2, 0), 1, None, (), None, {(1, 0): True, (1, 1): False})
     assert x is not None and x[0] > 0 and net.preactivations(x)[1][0] > 0
     assert all(isinstance(v, type(fmpq(0))) for v in x)
+
+
+def test_refutation_points_are_strictly_generic():
+    # (10,10,10,10,1) seed 12: neuron (3,2) is active somewhere, but the branch and bound's point,
+    # rounded to 1/4096, lies on another neuron's bent hyperplane; such a point does not join the
+    # sample, and the value stayed 300..301
+    net = random_network((10, 10, 10, 10, 1), seed=12)
+    ok, x = _neuron_never_positive(net, (3, 2), 1, set(), set(), max_nodes=60)
+    z = net.preactivations(x)
+    assert ok is False and z[2][2] > 0
+    assert all(v != 0 for layer in z[:-1] for v in layer)
+    r = functional_dimension(net, use_regions=False)
+    assert r.status == "exact" and r.functional_dimension == 301
+
+
+def test_strictly_generic_near_moves_off_a_hyperplane_and_keeps_the_condition():
+    net = Network.from_lists([([[1, 0], [0, 1]], [0, 0]), ([[1, 1]], [0])])
+    x = [fmpq(1), fmpq(0)]  # on the second neuron's hyperplane
+    y = _strictly_generic_near(net, x, lambda p: p[0] > 0)
+    assert y != x and y[0] > 0 and all(v != 0 for v in net.preactivations(y)[0])
+    assert _strictly_generic_near(net, [fmpq(1), fmpq(2)], lambda p: True) == [fmpq(1), fmpq(2)]
