@@ -19,14 +19,12 @@ def _classes(net, ln, name):
         a = next((v for v in w if v), None)
         require(a is not None and any(r[j] for r in V), "E_ZERO_ROW", ln, f"neuron {j}: zero row or column")
         groups.setdefault(tuple(v / a for v in list(w) + [bj]), []).append((j, a))
-    cls = []
-    for rho, mem in groups.items():
+    for mem in groups.values():
         require(len(mem) == 1 or len(mem) == 2 and name == "shallow-2" and (mem[0][1] > 0) != (mem[1][1] > 0),
                 "E_SAME_HYPERPLANE", ln, "two neurons (one sign) on a hyperplane")
-        J = [sum(abs(a) * r[j] for j, a in mem) for r in V]
-        require(any(J), "E_INVISIBLE", ln, "an opposite pair has J_C = 0")
-        cls.append((rho[:-1], J, [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)))
-    return cls
+        require(any(sum(abs(a) * r[j] for j, a in mem) for r in V), "E_INVISIBLE", ln, "a pair with J_C = 0")
+    return [(rho[:-1], [sum(abs(a) * r[j] for j, a in mem) for r in V],
+             [sum(abs(a) * r[j] for j, a in mem if a < 0) for r in V], len(mem)) for rho, mem in groups.items()]
 
 def _shallow_1(cert, body):
     _classes(cert.network, body[0][0], "shallow-1")
@@ -223,11 +221,10 @@ def deep_2(cert, body):
         if tk[0] == "jump":
             y = _points(n0, ln, tk[1:], 1)[0]
             s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # signs of both hidden layers
-            zero = [j for j in range(n1) if s[j] == 0]
-            require(len(zero) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
-                                                          if i != zero[0] and s[i] != s0[i]), "E_JUMP", ln,
-                    "not on exactly one first-layer hyperplane, or a crossed pair is not known")
-            j, rows = zero[0], eqs.setdefault(zero[0], [])
+            require(s.count(0) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
+                                                           if s[i] == -s0[i]), "E_JUMP", ln,
+                    "not on exactly one first-layer hyperplane, or a crossed pair is not known")  # s0: no zero
+            j, rows = s.index(0), eqs.setdefault(s.index(0), [])
             rows += [[W3[o][k] if g[k] > 0 else Z for k in range(n2)] for o in range(m)]
             unknown = [k for k in range(n2) if (k, j) not in K]
             if rank([[r[k] for k in unknown] for r in rows]) == len(unknown):
