@@ -1,9 +1,7 @@
 """Kind HIDDEN-SYMMETRY: the other block is theta' (proofs/spec-1.0-hidden-symmetry.md and the lemmas it names)."""
 
-from proofs import kind_equivalent
+from proofs import kind_equivalent, orbit, rules
 from proofs.check import Malformed, Z, require, wellformed
-from proofs.orbit import outside_orbit
-from proofs.rules import replay
 
 def shallow_invariants(net):
     """(visible classes rho -> J, A, c) of f = V relu(W x + b) + d (Lemma 1 of proofs/lemmas/shallow.md)."""
@@ -46,10 +44,10 @@ def check(cert):
     elif all(t[1] == "rule" for _, t in eq):
         Ws, bs = net.W, net.b
         for n, t in eq:
-            Ws, bs = replay(Ws, bs, t[2:], n)
+            Ws, bs = rules.replay(Ws, bs, t[2:], n)
         require(Ws == other.W and bs == other.b, "E_NOT_DERIVED", ln, "the rules do not give theta'")
     else:
         raise Malformed("E_METHOD", ln, "unknown equivalence method")
-    out = outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms, proofs/orbit.py
+    out = orbit.outside_orbit(net.W, net.b, other.W, other.b)  # canonical forms
     require(out is True or (out is None and orbit_key(net) != orbit_key(other)), "E_ORBIT", ln,
             "the orbit invariant does not separate theta' from theta")
