@@ -51,10 +51,9 @@ def check(cert):
     need((name not in ("active", "opposite") or db[L] == [-x * beta for x in c_(I, fw.Z)])
          and (name != "proportional" or not any(dW[L][o][I] + lam * dW[L][o][J] for o in range(len(V)))),
          "E_SUPPORT", ld, f"delta does not compensate ({name})")
-    gu = []  # (g(x), u(x)) per witness: z_(L,I)(t)(x) = g(x) + t u(x) (the lemma)
-    for x in xs:
-        pre = fw.forward(net, x)[0]
-        gu.append((pre[l0][I], fw.dot(dW[l0][I], [max(v, fw.Z) for v in pre[l0 - 1]] if l0 else x) + beta))
+    pres = [fw.forward(net, x)[0] for x in xs]  # gu: (g(x), u(x)) per witness, z_(L,I)(t)(x) = g(x) + t u(x)
+    gu = [(p[l0][I], fw.dot(dW[l0][I], [max(v, fw.Z) for v in p[l0 - 1]] if l0 else x) + beta)
+          for p, x in zip(pres, xs)]
     if inv == "contribution":
         need(L == net.depth - 1, "E_DEPTH", lv, "invariant contribution needs the last hidden layer")
         (g, u), dC = gu[0], [dW[L][o][I] for o in range(len(V))]
@@ -62,7 +61,7 @@ def check(cert):
     elif inv == "ratio":
         K = fw.ints(tv[2:], lv)[0]
         need(K < net.arch[L + 1], "E_INDEX", lv, "neuron K is not in layer L + 1")
-        (g, u), e, q = gu[0], dW[L][K][I], fw.forward(net, xs[1])[0][L][K]
+        (g, u), e, q = gu[0], dW[L][K][I], pres[1][L][K]
         ok = q != 0 and (V[K][I] * u + e * g != 0 or e * u != 0)
     else:
         ok = gu[0][0] * gu[1][1] - gu[1][0] * gu[0][1] != 0
