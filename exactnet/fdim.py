@@ -983,39 +983,55 @@ def _pattern_witness(net: Network, target: tuple[int, int], sign: int, partner, 
     The branch and bound can end at an LP point that is a network point only up to float error
     (a thin region, or coordinates in the thousands where rounding to ``1/4096`` moves the
     pre-activations). Here the activation ``pattern`` of the neurons below the target's layer
-    (read from that LP point) is frozen, which makes every pre-activation up to the target's
-    layer an exact affine function of ``x``, and a float LP maximizes the smallest normalised
-    margin of the strict inequalities (pattern signs, target, partner, ``extra``, ``relation``).
-    Its point, converted exactly from binary, is only a proposal: the caller keeps it only if the
-    exact evaluation of the network satisfies every condition.
+    (read from that LP point) is frozen and :func:`margin_point` proposes a point for the
+    strict inequalities (pattern signs, target, partner, ``extra``, ``relation``). The caller
+    keeps it only if the exact evaluation of the network satisfies every condition.
+    """
+    lt, it = target
+    n0 = net.input_dim
+
+    def more(Z, h):
+        conds = [[sign * c for c in Z[lt][it]]]
+        if partner is not None:
+            conds.append(Z[partner[0]][partner[1]])
+        conds += [[se * c for c in Z[le][ie]] for (le, ie), se in extra]
+        if relation is not None:
+            conds.append([sum((fmpq(c) * r[k] for c, r in zip(relation, h)), fmpq(0)) + (
+                fmpq(relation[-1]) if k == n0 else fmpq(0)) for k in range(n0 + 1)])
+        return conds
+    return margin_point(net, pattern, lt - 1, more)
+
+
+def margin_point(net: Network, pattern: dict, top: int, more=None) -> list[fmpq] | None:
+    """A float proposal of a point where the hidden neurons of layers ``1..top`` have the signs of
+    ``pattern`` (``(layer, index) -> active``) strictly, and the affine forms ``more(Z, h)`` are
+    positive (``Z[l]``: the pre-activations of layers ``1..top+1`` as forms ``(coefficients of x,
+    constant)``, exact under the frozen pattern; ``h``: the outputs of layer ``top``).
+
+    Freezing the pattern makes every one of those pre-activations an exact affine function of
+    ``x``; a float LP maximizes the smallest margin (rows scaled to unit normals, ``|x_i| <= 1e6``)
+    and its point is converted exactly from binary. None when the LP finds no positive margin.
+    Only a proposal: callers check their conditions on the network exactly.
     """
     import numpy as np
     from .lp import linprog_quiet as linprog
 
-    lt, it = target
     n0 = net.input_dim
     one, zero = fmpq(1), fmpq(0)
     h = [[one if i == j else zero for j in range(n0 + 1)] for i in range(n0)]  # h_0 = x, as forms (x, 1)
     conds, Z = [], {}
-    for l in range(1, lt + 1):
+    for l in range(1, min(top + 1, net.depth) + 1):
         W, b = net.weights(l), net.biases(l)
         z = [[sum((w * r[c] for w, r in zip(W[i], h) if w), zero) + (b[i] if c == n0 else zero)
               for c in range(n0 + 1)] for i in range(len(W))]
         Z[l] = z
-        if l < lt:
-            for i, zi in enumerate(z):
-                conds.append(zi if pattern[(l, i)] else [-c for c in zi])
+        if l <= top:
+            conds += [zi if pattern[(l, i)] else [-c for c in zi] for i, zi in enumerate(z)]
             h = [zi if pattern[(l, i)] else [zero] * (n0 + 1) for i, zi in enumerate(z)]
-    conds.append([sign * c for c in Z[lt][it]])
-    if partner is not None:
-        conds.append(Z[partner[0]][partner[1]])
-    conds += [[se * c for c in Z[le][ie]] for (le, ie), se in extra]
-    if relation is not None:
-        below = h if lt > 1 else [[one if i == j else zero for j in range(n0 + 1)] for i in range(n0)]
-        conds.append([sum((fmpq(c) * r[k] for c, r in zip(relation, below)), zero) + (
-            fmpq(relation[-1]) if k == n0 else zero) for k in range(n0 + 1)])
+    if more is not None:
+        conds += more(Z, h)
     A, bb = [], []
-    for c in conds:  # (c.x + c0) / |c| >= t, rows scaled to unit normals for the float solver
+    for c in conds:  # (c.x + c0) / |c| >= t
         cf = [float(v) for v in c]
         norm = float(np.linalg.norm(cf[:n0]))
         if norm == 0.0:
@@ -1498,6 +1514,9 @@ def functional_dimension(
             for cand in column_candidates(net, zs, skip=frozenset(dd | irr_x)):
                 if _kernel_rank_lower(kvecs + column_vectors(net, useful + [cand]), D) > base + len(useful):
                     useful.append(cand)
+            # the columns into the top layers first: their branch and bound fixes fewer layers and
+            # is far cheaper, so the CPU budget is not spent on a few deep ones before them
+            useful.sort(key=lambda cand: -cand[1])
             pcol, wit6 = prove_column_relations(net, useful, dd, aa, budget=sign_budget)
             if pcol:
                 kvecs = kvecs + column_vectors(net, pcol)

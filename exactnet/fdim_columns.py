@@ -29,9 +29,10 @@ neuron, ``-y - t >= 0`` for each fixed-inactive one and ``z_(l-1,j) - t >= 0``. 
 
 The children of a node (one more neuron fixed either way) cover it, so the closed leaves cover
 every strictly generic ``x`` with ``z_(l-1,j) > 0``. A full pattern with ``S != 0`` and ``t > 0``
-is refuted when the LP's point, rounded, is checked exactly to be a network point with that
-pattern (it becomes a sample point); otherwise the relaxed lower neurons are branched on as in
-:func:`exactnet.fdim._neuron_never_positive`. Out of nodes: undecided, and nothing is claimed.
+is refuted when the LP's point, rounded (or, when rounding leaves the pattern, a point that
+:func:`exactnet.fdim.margin_point` proposes deep inside the LP point's pattern), is checked
+exactly to be a network point with that pattern (it becomes a sample point); otherwise the
+relaxed lower neurons are branched on as in :func:`exactnet.fdim._neuron_never_positive`. Out of nodes: undecided, and nothing is claimed.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     import numpy as np
     from .lp import linprog_quiet as linprog
 
-    from .fdim import _exact_multipliers
+    from .fdim import _exact_multipliers, margin_point
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
     zero = fmpq(0)
@@ -219,11 +220,24 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                 if gap > best:
                     best, bk = gap, k
             if bk is None:
+                def refutes(x):
+                    z = net.preactivations(x)
+                    pat = _pattern_of(z, net)
+                    return z[neuron[0] - 1][neuron[1]] > 0 and net.is_generic_point(x) and \
+                        all(pat[k] == s for k, s in state.items())
+
                 x = [fmpq(round(t * 4096), 4096) for t in res.x[:n0]]
-                z = net.preactivations(x)
-                pat = _pattern_of(z, net)
-                if z[neuron[0] - 1][neuron[1]] > 0 and net.is_generic_point(x) and \
-                        all(pat[k] == s for k, s in state.items()):
+                if refutes(x):
+                    return False, x
+                # rounding left the pattern (a thin region, or large coordinates): freeze the LP
+                # point's pattern, with the neuron active and the fixed states, and propose a
+                # point deep inside it (floats propose; refutes() decides exactly)
+                pattern = {k: float(sum(float(ai) * res.x[jj] for jj, ai in enumerate(a) if ai)) + float(b) > 0
+                           for k, (a, b) in Y.items()}
+                pattern.update(state)
+                pattern[neuron] = True
+                x = margin_point(net, pattern, L - 1)
+                if x is not None and refutes(x):
                     return False, x
                 return None, None
             nxt = bk

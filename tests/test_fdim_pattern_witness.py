@@ -8,6 +8,7 @@ dimension stayed an interval (389..390). These tests check the refutation point 
 interval's closing, and that a frozen pattern that cannot hold proposes nothing.
 """
 
+import pytest
 from flint import fmpq
 
 from exactnet.fdim import _neuron_never_positive, _pattern_witness, _strictly_generic_near, functional_dimension
@@ -62,3 +63,12 @@ def test_strictly_generic_near_moves_off_a_hyperplane_and_keeps_the_condition():
     y = _strictly_generic_near(net, x, lambda p: p[0] > 0)
     assert y != x and y[0] > 0 and all(v != 0 for v in net.preactivations(y)[0])
     assert _strictly_generic_near(net, [fmpq(1), fmpq(2)], lambda p: True) == [fmpq(1), fmpq(2)]
+
+
+@pytest.mark.slow
+def test_column_relations_cheap_first_close_an_interval():
+    # (10,10,10,10,10,10,1) seed 2: the sensitivity relations on columns into layer 5 are proved
+    # (or refuted by points margin_point proposes) within the CPU budget only when they are tried
+    # before the deep ones into layer 4; it used to stay 490..491
+    r = functional_dimension(random_network((10,) * 6 + (1,), seed=2), use_regions=False)
+    assert r.status == "exact" and r.functional_dimension == 491
