@@ -69,8 +69,12 @@ def test_raw_lines_counter(tmp_path):
 # 'rule NAME' line once gave 1,043, a differential run again showing no change. The 'exclude
 # modulus' step of rule shallow-1 (lemmas/shallow.md, Lemma 4: wide one-hidden-layer networks with
 # generic weights are now decided) added 7 lines: 1,050; dropping up to 16 neurons per step when no
-# subset of their residues is 0 modulo M (one input dimension) 5 more: 1,055.
-LINE_BUDGET = 1056
+# subset of their residues is 0 modulo M (one input dimension) 5 more: 1,055. One-line docstrings where two
+# or three restated a spec, a shared SMALL index pattern, table-driven rule side conditions and a few merged
+# statements gave 1,024 (the 950 asked for was not reached without cramming or reordering checks); a
+# differential run over 83,321 inputs (corpus, paper certificates, every certificate the test suite feeds the
+# checker, mutants) showed no change of exit code, verdict, reason code or line.
+LINE_BUDGET = 1025
 
 
 def test_line_width():
