@@ -21,7 +21,6 @@ FRAME = ("network", "other", "conclusion", "end", "kind", "exactnet")  # keyword
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
 SMALL = re.compile(r"(0|[1-9][0-9]{0,8})\Z")  # a small index: REGIONS bodies, rule lines
-_HEX = re.compile(r"[0-9a-f]{64}\Z")
 _HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 Z = Fraction(0)
 
@@ -79,21 +78,18 @@ def eliminate(M):
     ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
     for c in range(ncol):
         piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv], sign = rows[piv], rows[r], sign if piv == r else -sign
-        p, top = rows[r][c], rows[r]
-        rows[r + 1:] = [[0] * (c + 1) + [(p * v - w[c] * t) // prev for v, t in zip(w[c + 1:], top[c + 1:])]
-                        for w in rows[r + 1:]]
-        prev, r = p, r + 1
+        if piv is not None:  # rows from r on are zero left of c: whole rows are updated
+            rows[r], rows[piv], sign = rows[piv], rows[r], sign if piv == r else -sign
+            p, top = rows[r][c], rows[r]
+            rows[r + 1:] = [[(p * v - w[c] * t) // prev for v, t in zip(w, top)] for w in rows[r + 1:]]
+            prev, r = p, r + 1
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 def rank_mod(M, p=(1 << 61) - 1):
     """Rank over GF(p), at most the rank over Q (lemmas/local_identifiability.md); 0 if p divides a denominator."""
     if any(v.denominator % p == 0 for r in M for v in r):
         return 0
-    inv = {d: pow(d, -1, p) for d in {v.denominator for r in M for v in r}}
-    rows, r = [[v.numerator * inv[v.denominator] % p for v in row] for row in M], 0
+    rows, r = [[v.numerator * pow(v.denominator, -1, p) % p for v in row] for row in M], 0
     for c in range(len(rows[0]) if rows else 0):
         piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
         if piv is not None:  # rows below r are zero left of c
@@ -172,9 +168,9 @@ def _net_block(lines, i, name):
     """Parse ``<name> begin`` .. ``<name> end`` and ``<name>-digest`` from line index i."""
     def at(k):
         wellformed(k < len(lines), "E_TRUNCATED", k, f"file ends inside the {name} block")
-        return lines[k].split(" ")
+        return lines[k]
     wellformed(lines[i:i + 1] == [f"{name} begin"], "E_SYNTAX", i + 1, f"expected '{name} begin'")
-    t = at(i + 1)
+    t = at(i + 1).split(" ")
     wellformed(t[0] == "arch" and len(t) >= 3, "E_SYNTAX", i + 2, "expected 'arch n0 ... nL', L >= 1")
     arch = ints(t[1:], i + 2)
     wellformed(min(arch) >= 1, "E_SHAPE", i + 2, "every width must be positive")
@@ -182,14 +178,13 @@ def _net_block(lines, i, name):
     for a, m in zip(arch, arch[1:]):  # the m rows of W_l, then b_l
         W.append([])
         for key, count in [("w", a)] * min(m, len(lines)) + [("b", m)]:  # a huge m: E_TRUNCATED or E_SHAPE
-            t = at(k)
+            t = at(k).split(" ")
             wellformed(t[0] == key and len(t) == count + 1, "E_SHAPE", k + 1, f"want {key}, {count} numbers")
             (W[-1].append if key == "w" else b.append)(qs(t[1:], k + 1))
             k += 1
-    wellformed(at(k) == [name, "end"], "E_SYNTAX", k + 1, f"expected '{name} end'")
-    t = at(k + 1)
-    wellformed(t[0] == f"{name}-digest" and len(t) == 2 and _HEX.match(t[1]), "E_SYNTAX", k + 2,
-               f"expected '{name}-digest <64 lower-case hex>'")
+    wellformed(at(k) == f"{name} end", "E_SYNTAX", k + 1, f"expected '{name} end'")
+    t = re.fullmatch(f"{name}-digest ([0-9a-f]{{64}})", at(k + 1))
+    wellformed(t, "E_SYNTAX", k + 2, f"expected '{name}-digest <64 lower-case hex>'")
     wellformed(t[1] == _digest(lines[i:k + 1]), "E_NETWORK_DIGEST", k + 2, f"{name} digest mismatch")
     return Net(arch, W, b), k + 1  # index of the digest line
 
@@ -208,9 +203,8 @@ def parse(text):
     wellformed(m, "E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
     major, minor = int(m.group(1)), int(m.group(2))
     wellformed(major == MAJOR and minor <= MINOR, "E_VERSION", 1, f"version {major}.{minor} not supported")
-    last = lines[-1].split(" ")
-    wellformed(last[0] == "end" and len(last) == 2 and _HEX.match(last[1]), "E_FOOTER", len(lines),
-               "missing footer 'end <sha256>' (truncated file?)")
+    last = re.fullmatch("end ([0-9a-f]{64})", lines[-1])
+    wellformed(last, "E_FOOTER", len(lines), "missing footer 'end <sha256>' (truncated file?)")
     wellformed(last[1] == _digest(lines[:-1]), "E_DIGEST", len(lines), "wrong footer digest")
     wellformed(len(lines) >= 4, "E_TRUNCATED", len(lines), "certificate too short")
     t = lines[1].split(" ")
