@@ -95,8 +95,7 @@ def rank_mod(M, p=(1 << 61) - 1):
         if piv is not None:  # rows below r are zero left of c
             rows[r], rows[piv] = rows[piv], rows[r]
             top = [v * pow(rows[r][c], -1, p) % p for v in rows[r][c:]]
-            rows[r + 1:] = [w[:c] + [(v - w[c] * t) % p for v, t in zip(w[c:], top)] if w[c] else w
-                            for w in rows[r + 1:]]
+            rows[r + 1:] = [w[:c] + [(v - w[c] * t) % p for v, t in zip(w[c:], top)] for w in rows[r + 1:]]
             r += 1
     return r
 
@@ -212,9 +211,8 @@ def parse(text):
     wellformed(t[1] in KINDS, "E_KIND", 2, f"unknown kind {t[1]!r}")
     net, k = _net_block(lines, 2, "network")
     other, k = _net_block(lines, k + 1, "other") if t[1] in TWO_NETWORKS else (None, k)
-    conc = lines[-2].split(" ")
-    wellformed(len(lines) - 2 > k and conc[0] == "conclusion" and len(conc) == 2, "E_SYNTAX", len(lines) - 1,
-               "expected 'conclusion <KIND>' before the footer")
+    conc = len(lines) - 2 > k and re.fullmatch("conclusion ([^ ]+)", lines[-2])
+    wellformed(conc, "E_SYNTAX", len(lines) - 1, "expected 'conclusion <KIND>' before the footer")
     wellformed(conc[1] == t[1], "E_CONCLUSION", len(lines) - 1, f"conclusion {conc[1]!r} is not the kind")
     body = [(n + 1, lines[n].split(" ")) for n in range(k + 1, len(lines) - 2)]
     for n, toks in body:
@@ -226,8 +224,7 @@ def load_network_json(text):
     def need(cond, msg):
         require(cond, "E_NETWORK_FILE", 0, msg, UsageError)
     def num(v, l):
-        if isinstance(v, int) and not isinstance(v, bool) and len(str(abs(v))) <= MAX_DIGITS:
-            return Fraction(v)
+        v = str(v) if isinstance(v, int) and not isinstance(v, bool) else v  # an int takes the string path
         m = isinstance(v, str) and re.fullmatch(r"-?\d{1,4000}(/\d{1,4000}|\.\d{1,4000})?", v.strip(), re.A)
         need(m and not re.fullmatch("/0+", m.group(1) or ""), f"layer {l}: not an exact number: {v!r}")
         return Fraction(m.group())

@@ -34,10 +34,9 @@ def _shallow_1(cert, body):
         wellformed(t[0] == "exclude" and len(t) >= 2 and R, "E_SYNTAX", ln, "expected exclude STEP, neurons left")
         if t[1] == "positive" and len(t) == 2 + len(u[0]):
             phi = qs(t[2:], ln)
-            vals = {j: dot(phi, u[j]) for j in R}
-            require(min(vals.values()) >= 0 and any(vals.values()), "E_NOT_POSITIVE", ln,
-                    "phi is negative on some u_j (or zero on all)")
-            R = [j for j in R if vals[j] == 0]
+            vals = [dot(phi, u[j]) for j in R]
+            require(min(vals) >= 0 and any(vals), "E_NOT_POSITIVE", ln, "phi is negative on a u_j, or zero on all")
+            R = [j for j, v in zip(R, vals) if v == 0]
         elif t[1] == "modulus" and len(t) == 4:  # Lemma 4: the j with M not dividing L u_j[c] leave R
             M, c = ints(t[2:], ln)
             require(M > 1 and c < len(u[0]), "E_MODULUS", ln, "need M > 1 and a coordinate c of u_j")

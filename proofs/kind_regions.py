@@ -1,18 +1,18 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
 
-from proofs import check as fw
+from proofs.check import SMALL, Net, Z, dot, eye, hidden_forms, q, qs, rank, require, trap, wellformed
 
 def _ints(ln, toks):
-    fw.wellformed(all(fw.SMALL.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
+    wellformed(all(SMALL.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
     return [int(t) for t in toks]
 
 def verify_net(net, body):
     """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
     def bad(ok, ln, msg, code="E_SYNTAX"):
-        fw.wellformed(ok, code, ln, msg)
+        wellformed(ok, code, ln, msg)
     def side(ln, a, s):  # the box side b_(a,s) >= 0
-        fw.require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
-        return [v if s == 0 else -v for v in fw.eye(n)[a]], (-box[0] if s == 0 else box[1])
+        require(box is not None and a < n and s <= 1, "E_INDEX", ln, "bad box side")
+        return [v if s == 0 else -v for v in eye(n)[a]], (-box[0] if s == 0 else box[1])
     n, N = net.arch[0], net.num_hidden
     names = [(l, i) for l in range(1, net.depth) for i in range(net.arch[l])]
     index = {nm: k for k, nm in enumerate(names)}
@@ -20,7 +20,7 @@ def verify_net(net, body):
     ln, toks = next(it, (0, []))
     if toks != ["domain", "all"]:
         bad(len(toks) == 4 and toks[:2] == ["domain", "box"], ln, "expected 'domain all' or 'domain box A B'")
-        box = fw.qs(toks[2:], ln, "E_NUMBER")  # E_NUMBER for too long numbers too (the spec)
+        box = qs(toks[2:], ln, "E_NUMBER")  # E_NUMBER for too long numbers too (the spec)
         bad(box[0] < box[1], ln, "box needs LO < HI", "E_VALUE")
     ln, toks = next(it, (ln, []))
     bad(len(toks) == 2 and toks[0] == "cells", ln, "expected 'cells K'")
@@ -35,67 +35,65 @@ def verify_net(net, body):
             pats[I], cells = tuple(int(t) for t in toks[2:]), cells + [(ln, I)]
         elif kw == "point":
             bad(len(toks) == 2 + n and pts[I] is None, ln, "bad or repeated point line")
-            pts[I] = (ln, fw.qs(toks[2:], ln, "E_NUMBER"))
+            pts[I] = (ln, qs(toks[2:], ln, "E_NUMBER"))
         elif kw == "forced":
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
             l, i = _ints(ln, toks[2:4])
-            mu, terms = fw.q(toks[4], ln, "E_NUMBER"), []
+            mu, terms = q(toks[4], ln, "E_NUMBER"), []
             for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
-                terms.append((kind, tuple(_ints(ln, [a, b])), fw.q(lam, ln, "E_NUMBER")))
+                terms.append((kind, tuple(_ints(ln, [a, b])), q(lam, ln, "E_NUMBER")))
             bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "bad forced neuron", "E_INDEX")
             forced[(I, index[(l, i)])] = (ln, mu, terms)
         elif kw in ("facet", "facet-box"):
             m = 5 if kw == "facet" else 4
             bad(len(toks) == m + n, ln, "bad facet line")
-            facets.append((ln, kw, I, _ints(ln, toks[2:m]), fw.qs(toks[m:], ln, "E_NUMBER")))
+            facets.append((ln, kw, I, _ints(ln, toks[2:m]), qs(toks[m:], ln, "E_NUMBER")))
         else:
             bad(False, ln, f"unknown keyword {kw!r}")
     bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
-    fw.require(len(set(pats)) == K > 0, "E_DUPLICATE", ln, "no cell, or two cells with one pattern")
+    require(len(set(pats)) == K > 0, "E_DUPLICATE", ln, "no cell, or two cells with one pattern")
     # sgn[I][k]: the signed local pre-activation s_k(P_I) g_k of cell I, as (gradient, constant)
-    sgn = [[([v if p else -v for v in g], c if p else -c) for p, (g, c) in zip(P, fw.hidden_forms(net, P))]
-           for P in pats]
+    sgn = [[(g, c) if p else ([-v for v in g], -c) for p, (g, c) in zip(P, hidden_forms(net, P))] for P in pats]
+    sides = [side(ln, a, s) for a in range(n) for s in (0, 1)] if box else []  # the 2n box sides, >= 0 inside
     # 1. interior points: strict signs (zero only for a neuron identically zero, pattern bit 0)
     for I, (pln, x) in enumerate(pts):
-        fw.require(box is None or all(box[0] < v < box[1] for v in x), "E_POINT", pln,
-                   "interior point not strictly inside the box")
+        require(all(dot(g, x) + c > 0 for g, c in sides), "E_POINT", pln, "point not strictly inside the box")
         for k, (g, c) in enumerate(sgn[I]):
-            fw.require(fw.dot(g, x) + c > 0 or not pats[I][k] and not any(g) and c == 0, "E_SIGN", pln,
-                       f"neuron {names[k]} has the wrong sign at the point of cell {I}")
+            require(dot(g, x) + c > 0 or not pats[I][k] and not any(g) and c == 0, "E_SIGN", pln,
+                    f"neuron {names[k]} has the wrong sign at the point of cell {I}")
     # 2. covering: every absent sibling prefix needs a forced line with a valid certificate
     prefixes = {p[:k] for p in pats for k in range(N + 1)}
     unsplit = [(I, k) for I, P in enumerate(pats) for k in range(N) if P[:k] + (1 - P[k],) not in prefixes]
     for I, k in unsplit:
-        fw.require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: {names[k]} neither splits nor forced")
+        require((I, k) in forced, "E_UNCOVERED", ln, f"cell {I}: {names[k]} neither splits nor forced")
         fln, mu, terms = forced[(I, k)]
-        fw.require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
-        acc, accc = [fw.Z] * n, mu
+        require(mu >= 0, "E_MULTIPLIER", fln, "negative constant")
+        acc, accc = [Z] * n, mu
         for kind, (a, b), lam in terms:
-            fw.require(lam >= 0, "E_MULTIPLIER", fln, "negative multiplier")
-            fw.require(kind == "b" or index.get((a, b), k) < k, "E_INDEX", fln, "term must name an earlier neuron")
+            require(lam >= 0, "E_MULTIPLIER", fln, "negative multiplier")
+            require(kind == "b" or index.get((a, b), k) < k, "E_INDEX", fln, "term must name an earlier neuron")
             g, c = sgn[I][index[(a, b)]] if kind == "n" else side(fln, a, b)
             acc, accc = [u + lam * v for u, v in zip(acc, g)], accc + lam * c
-        fw.require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
-    fw.require(not set(forced) - set(unsplit), "E_UNUSED", ln, "a forced line for a neuron that splits")
+        require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
+    require(not set(forced) - set(unsplit), "E_UNUSED", ln, "a forced line for a neuron that splits")
     # 3. facet witnesses: w on the facet's hyperplane, strict elsewhere (coincident allowed),
     #    and w in the closed region of the named neighbour
     for fln, kw, I, ids, w in facets:
-        fw.require(box is None or all(box[0] <= v <= box[1] for v in w), "E_FACET", fln, "outside the box")
+        require(all(dot(g, w) + c >= 0 for g, c in sides), "E_FACET", fln, "outside the box")
         if kw == "facet":
             k, J = index.get(tuple(ids[:2])), ids[2]
-            fw.require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
+            require(k is not None and J < K and J != I, "E_INDEX", fln, "bad neuron or neighbour")
         g0, c0 = sgn[I][k] if kw == "facet" else side(fln, *ids)
-        walls = sgn[I] + ([side(fln, a, s) for a in range(n) for s in (0, 1)] if box else [])
-        vals = [(fw.dot(g, w) + c, fw.rank([g, g0]) < 2) for g, c in walls]  # (value at w, parallel to g0)
-        fw.require(fw.dot(g0, w) + c0 == 0 and any(g0) and all(v > 0 or v == 0 and par for v, par in vals) and (
-            kw != "facet" or pats[J][k] != pats[I][k] and all(fw.dot(g, w) + c >= 0 for g, c in sgn[J])),
+        vals = [(dot(g, w) + c, rank([g, g0]) < 2) for g, c in sgn[I] + sides]  # (value at w, parallel to g0)
+        require(dot(g0, w) + c0 == 0 and any(g0) and all(v > 0 or v == 0 and par for v, par in vals) and (
+            kw != "facet" or pats[J][k] != pats[I][k] and all(dot(g, w) + c >= 0 for g, c in sgn[J])),
             "E_FACET", fln, "witness not inside the facet, or not in a neighbour across it")
     return cells, pats
 
 def verify(Ws, bs, body, fail):
     """``verify_net`` for Fraction lists Ws[l-1] = W_l, bs[l-1] = b_l: K, or fail(kind, code, ln, msg)."""
-    return fw.trap(fail, lambda: len(verify_net(fw.Net.of(Ws, bs), body)[1]))
+    return trap(fail, lambda: len(verify_net(Net.of(Ws, bs), body)[1]))
 
 def check(cert):
     verify_net(cert.network, cert.body)
