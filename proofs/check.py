@@ -35,7 +35,6 @@ Malformed = type("Malformed", (CheckError,), {"exit_code": 2})  # violates the f
 UsageError = type("UsageError", (CheckError,), {"exit_code": 3})  # usage or I/O, e.g. a bad --network file
 
 def require(cond, code, lineno, msg, error=Reject):
-    """Raise ``error(code, lineno, msg)`` unless ``cond``."""
     if not cond:
         raise error(code, lineno, msg)
 
@@ -136,8 +135,7 @@ def forward(net, x):
 def local_affine(net, pattern):
     """Per layer (output last), the affine forms (g, c), z = g.x + c, of the pattern-P pre-activations."""
     wellformed(len(pattern) == net.num_hidden, "E_PATTERN", 0, "pattern length is not N")
-    bits, n0, layers = iter(pattern), net.arch[0], []
-    cur = [(row, Z) for row in eye(n0)]
+    bits, n0, layers, cur = iter(pattern), net.arch[0], [], [(row, Z) for row in eye(net.arch[0])]
     for W, b in zip(net.W, net.b):
         cols, consts = list(zip(*(g for g, _ in cur))), [c for _, c in cur]
         layers.append([([dot(row, col) for col in cols], c + dot(row, consts)) for row, c in zip(W, b)])

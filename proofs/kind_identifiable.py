@@ -98,7 +98,6 @@ def _sgn(v):
     return (v > 0) - (v < 0)
 
 def _points(n0, ln, toks, k):
-    """k points of n0 coordinates from one line's tokens."""
     wellformed(len(toks) == k * n0, "E_SYNTAX", ln, f"expected {k * n0} numbers, got {len(toks)}")
     return [qs(toks[i * n0:(i + 1) * n0], ln) for i in range(k)]
 
@@ -206,11 +205,10 @@ def deep_2(cert, body):
                 "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
-    zs = _points(n0, ln, tk, n2)
-    s0, g0 = _piece(net, ln, "E_ANCHOR", 0, zs[0])
-    for k, z in enumerate(zs):
-        require(_piece(net, ln, "E_ANCHOR", k, z)[0] == s0 and any(row[k] for row in W3), "E_ANCHOR", ln,
-                f"anchor point {k}: another cell, or a zero output column")
+    pieces = [_piece(net, ln, "E_ANCHOR", k, z) for k, z in enumerate(_points(n0, ln, tk, n2))]
+    s0, g0 = pieces[0]
+    require(all(s == s0 and any(row[k] for row in W3) for k, (s, _) in enumerate(pieces)), "E_ANCHOR", ln,
+            "an anchor point in another cell than the first, or a zero output column")
     if any(tk[0] == "jump" for _, tk in groups["step"]):  # Lemma E' (H2'): no flip set of C0's gradients
         no_flip_set([[W3[o][k] * v for o in range(m) for v in g0[k][:-1]] for k in range(n2)], ln,
                     "flip-set search limited to", "the anchor cell has a flip set (H2')")

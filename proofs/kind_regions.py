@@ -77,8 +77,7 @@ def verify_net(net, body):
             acc, accc = [u + lam * v for u, v in zip(acc, g)], accc + lam * c
         require((acc, accc) == sgn[I][k], "E_IDENTITY", fln, f"the multipliers miss {names[k]}")
     require(not set(forced) - set(unsplit), "E_UNUSED", ln, "a forced line for a neuron that splits")
-    # 3. facet witnesses: w on the facet's hyperplane, strict elsewhere (coincident allowed),
-    #    and w in the closed region of the named neighbour
+    # 3. facet witnesses: w on its hyperplane, strict on other walls (coincident allowed), in the closed neighbour
     for fln, kw, I, ids, w in facets:
         require(all(dot(g, w) + c >= 0 for g, c in sides), "E_FACET", fln, "outside the box")
         if kw == "facet":
