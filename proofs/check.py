@@ -21,7 +21,6 @@ FRAME = ("network", "other", "conclusion", "end", "kind", "exactnet")  # keyword
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
 _INT = re.compile(r"(0|[1-9][0-9]*)\Z")
 SMALL = re.compile(r"(0|[1-9][0-9]{0,8})\Z")  # a small index: REGIONS bodies, rule lines
-_HEAD = re.compile(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 Z = Fraction(0)
 
 class CheckError(Exception):
@@ -51,8 +50,7 @@ def trap(fail, fn, *args):
 def q(token, lineno=0, limit="E_LIMIT"):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit: reason code ``limit``)."""
     wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno, f"not canonical: {token!r}")
-    num, _, den = token.lstrip("-").partition("/")
-    wellformed(max(len(num), len(den)) <= MAX_DIGITS, limit, lineno, f"over {MAX_DIGITS} digits")
+    wellformed(max(map(len, re.findall(r"\d+", token))) <= MAX_DIGITS, limit, lineno, f"over {MAX_DIGITS} digits")
     v = Fraction(token)
     wellformed(str(v) == token, "E_NUMBER", lineno, f"not a canonical rational: {token!r}")  # reduced, not -0
     return v
@@ -196,7 +194,7 @@ def parse(text):
     lines = text[:-1].split("\n")
     for n, line in enumerate(lines, 1):  # tokens separated by single spaces
         wellformed(re.fullmatch("[^ ]+( [^ ]+)*", line), "E_SYNTAX", n, "empty line or stray spaces")
-    m = _HEAD.match(lines[0])
+    m = re.fullmatch(r"exactnet certificate (0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", lines[0])
     wellformed(m, "E_HEADER", 1, "first line must be 'exactnet certificate MAJOR.MINOR'")
     major, minor = int(m.group(1)), int(m.group(2))
     wellformed(major == MAJOR and minor <= MINOR, "E_VERSION", 1, f"version {major}.{minor} not supported")
@@ -245,9 +243,8 @@ def load_network_json(text):
 
 def check_text(text, network_json_text=None):
     """-> (exit_code, verdict_line, diagnostics list of 'c ...' lines); text may be bytes."""
-    text = text.decode("latin-1") if isinstance(text, bytes) else text  # parse() reports a non-ASCII byte
     try:
-        cert = parse(text)
+        cert = parse(text.decode("latin-1") if isinstance(text, bytes) else text)  # parse reports a non-ASCII byte
         require(network_json_text is None or vars(load_network_json(network_json_text)) == vars(cert.network),
                 "E_NETWORK_MISMATCH", 3, "the embedded network is not the given network file")
         name = "proofs.kind_" + cert.kind.lower().replace("-", "_")

@@ -1,5 +1,4 @@
-"""Kind IDENTIFIABLE (proofs/spec-1.0-identifiable.md): rule shallow-1 or shallow-2 (proofs/lemmas/shallow.md), or
-deep-2 for two hidden layers (proofs/spec-1.0-identifiable-deep-2.md, proofs/lemmas/deep_identifiability.md)."""
+"""Kind IDENTIFIABLE (proofs/spec-1.0-identifiable.md, -deep-2.md; lemmas/shallow.md, deep_identifiability.md)."""
 
 from itertools import combinations, product
 from math import lcm, prod
@@ -172,8 +171,7 @@ def _inside(P, span, pts):
 def deep_2(cert, body):
     net, ln0 = cert.network, body[0][0]
     require(net.depth == 3 and net.arch[0] >= 2, "E_DEPTH", ln0, "deep-2 needs two hidden layers and n0 >= 2")
-    (n0, n1, n2, m), (W1, W2, W3) = net.arch, net.W
-    t = [list(w) + [c] for w, c in zip(W1, net.b[0])]
+    (n0, n1, n2, m), (W1, W2, W3), t = net.arch, net.W, [list(w) + [c] for w, c in zip(net.W[0], net.b[0])]
     require(all(map(any, W1)) and all(rank([t[i], t[j]]) == 2 for i, j in combinations(range(n1), 2)),
             "E_SAME_HYPERPLANE", ln0, "first layer: a zero row or two rows on one hyperplane")
     order, groups, last = ("bend", "obstruct", "anchor", "step"), {"bend": [], "obstruct": [], "step": []}, 0
@@ -216,8 +214,7 @@ def deep_2(cert, body):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            y = _points(n0, ln, tk[1:], 1)[0]
-            s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # signs of both hidden layers
+            s, g = ([_sgn(v) for v in z] for z in forward(net, _points(n0, ln, tk[1:], 1)[0])[0][:2])  # two layers
             require(s.count(0) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
                                                            if s[i] == -s0[i]), "E_JUMP", ln,
                     "not on exactly one first-layer hyperplane, or a crossed pair is not known")  # s0: no zero

@@ -38,8 +38,7 @@ def verify_net(net, body):
             pts[I] = (ln, qs(toks[2:], ln, "E_NUMBER"))
         elif kw == "forced":
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
-            l, i = _ints(ln, toks[2:4])
-            mu, terms = q(toks[4], ln, "E_NUMBER"), []
+            (l, i), mu, terms = _ints(ln, toks[2:4]), q(toks[4], ln, "E_NUMBER"), []
             for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
                 terms.append((kind, tuple(_ints(ln, [a, b])), q(lam, ln, "E_NUMBER")))
