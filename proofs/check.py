@@ -19,7 +19,6 @@ KINDS = ("REGIONS", "LOCALLY-IDENTIFIABLE", "HIDDEN-SYMMETRY", "IDENTIFIABLE", "
 TWO_NETWORKS = ("EQUIVALENT", "NOT-EQUIVALENT", "HIDDEN-SYMMETRY")
 FRAME = ("network", "other", "conclusion", "end", "kind", "exactnet")  # keywords never starting a body line
 _RAT = re.compile(r"-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?\Z")
-_INT = re.compile(r"(0|[1-9][0-9]*)\Z")
 SMALL = re.compile(r"(0|[1-9][0-9]{0,8})\Z")  # a small index: REGIONS bodies, rule lines
 Z = Fraction(0)
 
@@ -61,7 +60,7 @@ def qs(tokens, lineno=0, limit="E_LIMIT"):
 def ints(tokens, lineno=0):
     """Canonical non-negative integers."""
     for t in tokens:
-        wellformed(_INT.match(t), "E_NUMBER", lineno, f"not a canonical non-negative integer: {t!r}")
+        wellformed(re.fullmatch("0|[1-9][0-9]*", t), "E_NUMBER", lineno, f"not a canonical integer >= 0: {t!r}")
         wellformed(len(t) <= MAX_DIGITS, "E_LIMIT", lineno, f"integer longer than {MAX_DIGITS} digits")
     return [int(t) for t in tokens]
 

@@ -9,8 +9,7 @@ def replay(Ws, bs, tokens, lineno=0):
     def need(cond, msg, code="E_RULE_CONDITION"):
         require(cond, code, lineno, msg if code != "E_RULE_CONDITION" else f"rule {name}: {msg}", RuleError)
     name = tokens[0] if tokens else ""
-    need(len(tokens) >= 2 and all(SMALL.match(t) for t in tokens[1:]),
-         "expected: rule NAME LAYER INDICES...", "E_RULE_SYNTAX")
+    need(tokens[1:] and all(map(SMALL.match, tokens[1:])), "expected: rule NAME LAYER INDICES...", "E_RULE_SYNTAX")
     l, args = int(tokens[1]), [int(t) for t in tokens[2:]]
     Ws, bs = [[list(r) for r in W] for W in Ws], [list(b) for b in bs]
     need(1 <= l < len(Ws) and all(i < len(Ws[l - 1]) for i in args), "no such hidden neuron", "E_RULE_INDEX")
