@@ -73,8 +73,12 @@ def test_raw_lines_counter(tmp_path):
 # or three restated a spec, a shared SMALL index pattern, table-driven rule side conditions and a few merged
 # statements gave 1,024 (the 950 asked for was not reached without cramming or reordering checks); a
 # differential run over 83,321 inputs (corpus, paper certificates, every certificate the test suite feeds the
-# checker, mutants) showed no change of exit code, verdict, reason code or line.
-LINE_BUDGET = 1025
+# checker, mutants) showed no change of exit code, verdict, reason code or line. Frame lines matched by one
+# regular expression each, whole-row elimination, the REGIONS box as its 2n sides and a few shared or inlined
+# expressions gave 997 raw lines (918 non-blank), below the 1,000 asked for (990 was not reached honestly), a
+# differential run over 110,393 inputs (now also 38,000 mutants with changed numbers and fixed digests, and box
+# REGIONS certificates) again showing no change of exit code, verdict, reason code or line.
+LINE_BUDGET = 998
 
 
 def test_line_width():
