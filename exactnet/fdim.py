@@ -88,7 +88,10 @@ that neuron is active, proved by branch and bound over the patterns of the upper
 (3d) Still below ``U``: the *crossing walk* (:func:`crossing_points`): sampled points (the LP
 witnesses included) stepped just across their nearest bent hyperplanes, proposals in float64
 whose patterns are then computed exactly; it finds small regions next to seen ones that
-Gaussian points and lines miss, and only raises the lower bound.
+Gaussian points and lines miss, and only raises the lower bound. (3e) Still below ``U``: up to
+``resample_rounds`` fresh batches from other seeds (Gaussian points and lines), each with one walk
+round from its points; a thin region that one seed's sample and walks missed is often met from
+another start (off when ``max_points`` is given: that caps the sample).
 (4) Only if the rank still stays below ``U``, and ``use_regions``: the exact complex of
 :mod:`exactnet.regions` (within ``max_cells``/``timeout``); when it is complete its points
 give the exact rank over Q. Otherwise the answer is labelled ``"lower-bound"`` with both
@@ -1341,6 +1344,7 @@ def functional_dimension(
     sign_budget: float = 10.0,
     walk_rounds: int = 4,
     walk_points: int = 1000,
+    resample_rounds: int = 2,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -1541,6 +1545,21 @@ def functional_dimension(
         frontier = pts[before:]
         rounds += 1
         stale = 0 if grew else stale + 1
+    # (3e) Still below U: a thin region can be missed by this seed's sample and by the walks from
+    # it, while another seed's sample and its walk find it. Up to ``resample_rounds`` fresh batches
+    # (other seeds: a Gaussian batch and a batch of lines), each followed by one walk round from
+    # the points it added. Only raises the lower bound.
+    for extra in range(1, resample_rounds + 1):
+        if st["r"] >= upper or max_points is not None:  # an explicit max_points caps the sample
+            break
+        s2 = seed + 7919 * extra
+        before = len(pts)
+        want = min(2 * D, (11 * upper) // (10 * m) + 32)
+        absorb(sample_batch(net, 0, want, seed=s2) + sample_batch(net, 1, want, seed=s2))
+        new = pts[before:]
+        if new and st["r"] < upper:
+            sub = new if len(new) <= walk_points else pick.sample(new, walk_points)
+            absorb(crossing_points(net, sub, seed=s2 * 1000 + 500))
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")
