@@ -65,7 +65,11 @@ roughly comparable): width 5 depth 6 20.7 -> 11.8 s, width 10 depths 4-6 4.55 ->
 43.8 (budget 40) -> 15.2 s, width 15 depths 4-6 6.4 -> 2.8, 40.3 -> 16.6, 104 -> 65 s. Width 15 depth 4, seed 19, stays
 660..661: with this benchmark's sampling seed (= network seed) the sample misses one thin region;
 ``functional_dimension(net)`` with the sampling seeds 0-7 proves 661 in about 2 CPU s each, so the
-gap is a sampling miss, not an unknown kernel direction. CPU-time budgets still depend a little on
+gap is a sampling miss, not an unknown kernel direction. Commit 0aaa14b adds step (3e) (fresh
+batches from other seeds, each with one walk round); re-run of two rows the same day, one process
+beside a slow test run: width 15 depth 4 **20 / 20** exact (seed 19 now 661; s/net 2.72, max 7.31);
+width 10 depth 6 14 / 20 (seed 16, 508..509, is not closed by it, and seed 2 fell back to 490..491
+at the 10 CPU s budget under this load; it is exact alone, 491 in 30 CPU s). CPU-time budgets still depend a little on
 the load: width 15 depth 6, seed 0, was 1136..1138 in a capped run the same morning and 1135..1139
 in this one.
 
