@@ -1344,7 +1344,7 @@ def functional_dimension(
     sign_budget: float = 10.0,
     walk_rounds: int = 4,
     walk_points: int = 1000,
-    resample_rounds: int = 2,
+    resample_rounds: int = 4,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -1547,7 +1547,7 @@ def functional_dimension(
         stale = 0 if grew else stale + 1
     # (3e) Still below U: a thin region can be missed by this seed's sample and by the walks from
     # it, while another seed's sample and its walk find it. Up to ``resample_rounds`` fresh batches
-    # (other seeds: a Gaussian batch and a batch of lines), each followed by one walk round from
+    # (other seeds: a Gaussian batch and a batch of lines; default 4), each followed by one walk round from
     # the points it added. Only raises the lower bound.
     for extra in range(1, resample_rounds + 1):
         if st["r"] >= upper or max_points is not None:  # an explicit max_points caps the sample

@@ -7,6 +7,8 @@ and one walk from it close the interval. Every point is checked exactly, so the 
 raise the proved lower bound; an explicit ``max_points`` turns it off.
 """
 
+import pytest
+
 from exactnet.fdim import functional_dimension
 from exactnet.randnet import random_network
 
@@ -25,3 +27,11 @@ def test_resampling_never_exceeds_the_proved_bound_and_respects_max_points():
     c0 = functional_dimension(net, use_regions=False, seed=1, max_points=50, resample_rounds=0)
     c3 = functional_dimension(net, use_regions=False, seed=1, max_points=50, resample_rounds=3)
     assert c3.points == c0.points  # an explicit cap: no fresh batches
+
+
+@pytest.mark.slow
+def test_a_second_missed_region_needs_more_fresh_batches():
+    # (10,)*6+(1,) seed 16, sampling seed 16: 508..509 with two fresh batches, 509 with four
+    net = random_network((10,) * 6 + (1,), seed=16)
+    r = functional_dimension(net, use_regions=False, seed=16)
+    assert r.status == "exact" and r.functional_dimension == r.upper_bound == 509
