@@ -69,7 +69,9 @@ gap is a sampling miss, not an unknown kernel direction. Commit 0aaa14b adds ste
 batches from other seeds, each with one walk round); re-run of two rows the same day, one process
 beside a slow test run: width 15 depth 4 **20 / 20** exact (seed 19 now 661; s/net 2.72, max 7.31);
 width 10 depth 6 14 / 20 (seed 16, 508..509, is not closed by it, and seed 2 fell back to 490..491
-at the 10 CPU s budget under this load; it is exact alone, 491 in 30 CPU s). CPU-time budgets still depend a little on
+at the 10 CPU s budget under this load; it is exact alone, 491 in 30 CPU s). Commit 35bc1ab: four
+fresh batches by default; width 10 depth 6 re-run beside a test run: **15 / 20** exact (seed 16 now
+509; seed 2 still 490..491 under load; s/net 17.1, max 48.9). CPU-time budgets still depend a little on
 the load: width 15 depth 6, seed 0, was 1136..1138 in a capped run the same morning and 1135..1139
 in this one.
 
