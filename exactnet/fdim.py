@@ -1430,10 +1430,13 @@ def functional_dimension(
         st["r"] = r_new
         return grew
 
+    def first_want() -> int:  # enough rows for the bound with a margin (the rank costs grow with the rows)
+        return min(2 * D, (11 * upper) // (10 * m) + 32, limit)
+
     k, stale = 0, 0
     while len(pts) < limit and st["r"] < upper and stale < 3:
-        if k == 0:  # enough rows for the bound with a margin (the rank costs grow with the rows)
-            want = min(2 * D, (11 * upper) // (10 * m) + 32, limit)
+        if k == 0:
+            want = first_want()
         else:
             want = min(max((upper - st["r"]) // m + 8, D // 2, 16), limit - len(pts))
         grew = absorb(sample_batch(net, k, want, seed=seed))
@@ -1537,11 +1540,15 @@ def functional_dimension(
     # (3d) Still below U: walk from the sample (LP witnesses included) across the nearest walls
     # (crossing_points), then from the points the previous round added, while the rank grows.
     frontier, pick = list(pts), random.Random(seed * 1000 + 999)
+
+    def walk(start: list, wseed: int) -> bool:  # one walk round from (at most walk_points of) start
+        sub = start if len(start) <= walk_points else pick.sample(start, walk_points)
+        return absorb(crossing_points(net, sub, seed=wseed))
+
     rounds, stale = 0, 0
     while st["r"] < upper and frontier and rounds < walk_rounds and stale < 2:
-        sub = frontier if len(frontier) <= walk_points else pick.sample(frontier, walk_points)
         before = len(pts)
-        grew = absorb(crossing_points(net, sub, seed=seed * 1000 + 500 + rounds))
+        grew = walk(frontier, seed * 1000 + 500 + rounds)
         frontier = pts[before:]
         rounds += 1
         stale = 0 if grew else stale + 1
@@ -1554,12 +1561,10 @@ def functional_dimension(
             break
         s2 = seed + 7919 * extra
         before = len(pts)
-        want = min(2 * D, (11 * upper) // (10 * m) + 32)
+        want = first_want()  # max_points is None here, so limit = 12 D caps nothing
         absorb(sample_batch(net, 0, want, seed=s2) + sample_batch(net, 1, want, seed=s2))
-        new = pts[before:]
-        if new and st["r"] < upper:
-            sub = new if len(new) <= walk_points else pick.sample(new, walk_points)
-            absorb(crossing_points(net, sub, seed=s2 * 1000 + 500))
+        if pts[before:] and st["r"] < upper:
+            walk(pts[before:], s2 * 1000 + 500)
     r, basis, basis_rows = st["r"], st["basis"], st["rows"]
     if r > upper:  # pragma: no cover - would contradict the proved bound
         raise ArithmeticError("rank above the proved upper bound")
