@@ -61,7 +61,12 @@ of several spreads and random lines), patterns computed exactly, Jacobian rows c
 modulo a prime ``p < 2^31`` (:class:`ModularJacobian`), rank modulo ``p`` grown batch by batch
 (:class:`exactnet.modrank.RowBasisModP`; the chosen rows are re-checked by ``nmod_mat`` at the
 end): a nonzero minor modulo ``p`` is a nonzero rational minor, so the rank is a proved lower
-bound; when it equals ``U`` it is exact and no region is needed. (3) Otherwise the hidden neurons never /
+bound; when it equals ``U`` it is exact and no region is needed. (2b) Still below ``U``: a
+*directed search* (:mod:`exactnet.fdim_ascent`) for the hidden neurons never / always active on the
+sample and the adjacent pairs never active together: float subgradient ascent of their margins
+proposes points, exact evaluation keeps those that satisfy a goal (rounds while the rank grows,
+at most ``ascent_rounds``). A deep neuron's active set can be large yet missed by every Gaussian
+point and line; only raises the lower bound. (3) Otherwise the hidden neurons never /
 always active on the sample, and the adjacent pairs never both active, are proved (or
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
@@ -120,6 +125,7 @@ from .modrank import (
     rank_rows_mod_p,
     residue,
 )
+from .fdim_ascent import ascent_points
 from .network import Network, relu
 from .qq import q_to_float
 
@@ -1345,6 +1351,7 @@ def functional_dimension(
     walk_rounds: int = 4,
     walk_points: int = 1000,
     resample_rounds: int = 4,
+    ascent_rounds: int = 8,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -1352,6 +1359,7 @@ def functional_dimension(
     2. Sampled points (:func:`sample_batch`, batches until the rank reaches ``U``, or three
        batches in a row add nothing, or ``max_points`` points, default ``12 D``), Jacobian rows
        modulo a prime (:class:`ModularJacobian`): a proved lower bound, exact when it is ``U``.
+       Then up to ``ascent_rounds`` rounds of the directed search (module docstring (2b)).
        Then the exact LP facts (``prove_signs``, module docstring (3)) lower ``U``; while the rank
        is still below ``U``, up to ``walk_rounds`` rounds of :func:`crossing_points` from (at most
        ``walk_points`` of) the sample, then of the points the previous round added, stopping
@@ -1442,6 +1450,18 @@ def functional_dimension(
         grew = absorb(sample_batch(net, k, want, seed=seed))
         k += 1
         stale = 0 if grew else stale + 1
+    # (2b) Still below U: directed search (:mod:`exactnet.fdim_ascent`) for the neurons never / always
+    # active on the sample and the adjacent pairs never active together, while the rank grows.
+    for around in range(ascent_rounds if net.depth > 2 and pts else 0):
+        if st["r"] >= upper:
+            break
+        goals = [[(l, i, 1)] for l in range(1, net.depth) for i in range(A_[l]) if not obs_any[l - 1][i]]
+        goals += [[(l, i, -1)] for l in range(1, net.depth) for i in range(A_[l]) if obs_all[l - 1][i]]
+        goals += [[(l, i, 1), (l - 1, j, 1)] for l in range(2, net.depth) for i in range(A_[l])
+                  for j in range(A_[l - 1]) if not coact[l - 1][i, j] and obs_any[l - 1][i] and obs_any[l - 2][j]]
+        found = ascent_points(net, goals, seed=seed * 1000 + 700 + around)
+        if not (found and absorb(_with_neighbours(net, found))):
+            break
     lp_note = ""
     if st["r"] < upper and prove_signs and net.depth > 2 and pts:
         # Suspects: hidden neurons never / always active on the sample, not yet known structurally.
