@@ -6,7 +6,7 @@ from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactnet.fdim import sample_batch
+from exactnet.fdim import functional_dimension, sample_batch
 from exactnet.fdim_ascent import ascent_points
 from exactnet.network import Network
 from exactnet.randnet import random_network
@@ -60,3 +60,14 @@ def test_finds_an_active_set_that_the_sampler_misses():
     assert not any(net.preactivations(x)[4][0] > 0 for x in batch)
     pts = ascent_points(net, [[(5, 0, 1)]], seed=0)
     assert len(pts) == 1 and _holds(net, pts[0], [(5, 0, 1)]) and _strict(net, pts[0])
+
+
+def test_directed_search_closes_an_interval_without_lp():
+    # (10,)*5+(1,) seed 5, sampling alone (no LP facts, no walks, no fresh batches): 399..401 without
+    # the directed search, exactly 401 (the proved upper bound) with it
+    net = random_network((10,) * 5 + (1,), seed=5)
+    kw = dict(use_regions=False, seed=5, prove_signs=False, walk_rounds=0, resample_rounds=0)
+    before = functional_dimension(net, ascent_rounds=0, **kw)
+    after = functional_dimension(net, **kw)
+    assert (before.status, before.functional_dimension, before.upper_bound) == ("lower-bound", 399, 401)
+    assert (after.status, after.functional_dimension) == ("exact", 401)
