@@ -127,6 +127,7 @@ from .modrank import (
 )
 from .fdim_ascent import ascent_points
 from .network import Network, relu
+from .phase_lp import PhaseLP
 from .qq import q_to_float
 
 __all__ = [
@@ -824,11 +825,8 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     the leaves cover ``R^n0``; every leaf is closed by exact multipliers (:func:`_exact_multipliers`)
     found from the float LP's duals (floats only propose). Returns ``(True, None)`` when proved,
     ``(False, x)`` with an exact point where ``sign * z > 0`` when one was found, ``(None, None)``
-    when undecided within ``max_nodes``.
+    when undecided within ``max_nodes``. The node LPs are solved by :class:`exactnet.phase_lp.PhaseLP`.
     """
-    import numpy as np
-    from .lp import linprog_quiet as linprog
-
     lt, it = target
     n0 = net.input_dim
     index: dict = {}
@@ -860,82 +858,27 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
         for j, c in enumerate(relation[:-1]):
             a[j if lt == 1 else index[(lt - 1, j)]] = fmpq(c)
         tgt.append((a, fmpq(relation[-1])))
-    nv += 1  # the variable t, last
-    Y = {k: (a + [zero], b) for k, (a, b) in Y.items()}
-    tgt = [(a + [fmpq(-1)], b) for a, b in tgt]
-    obj_a = [zero] * (nv - 1) + [fmpq(1)]
-    obj_c = zero
-
-    def unit(k, s=1):
-        a = [zero] * nv
-        a[index[k]] = fmpq(s)
-        return a
-
-    def constraints(state):
-        G, g = [], []
-        for k, (a, b) in Y.items():
-            st = state.get(k, "dead" if k in dead else ("active" if k in active else "relaxed"))
-            hk = unit(k)
-            if st in ("active",):
-                G.append([h - y for h, y in zip(hk, a)]); g.append(-b)  # h - y >= 0
-                G.append([y - h for h, y in zip(hk, a)]); g.append(b)   # y - h >= 0
-                G.append(list(a)); g.append(b)                         # y >= 0
-            elif st in ("dead",):
-                G.append(hk); g.append(zero)
-                G.append(unit(k, -1)); g.append(zero)
-                G.append([-y for y in a]); g.append(-b)               # y <= 0
-            else:
-                G.append(hk); g.append(zero)
-                G.append([h - y for h, y in zip(hk, a)]); g.append(-b)
-        for a, b in tgt:  # e(v) - t >= 0
-            G.append(list(a)); g.append(b)
-        return G, g
-
-    def fl(M):
-        return np.array([[float(v) for v in row] for row in M], dtype=float).reshape(len(M), nv)
-
+    plp = PhaseLP(Y, index, tgt, nv)  # the node LPs: one HiGHS model, phases switched by row bounds
+    fixed = {k: "dead" for k in Y if k in dead}
+    fixed.update({k: "active" for k in Y if k in active and k not in dead})
     stack = [{}]
     nodes = 0
-    cobj = np.array([float(v) for v in obj_a])
     while stack:
         nodes += 1
         if nodes > max_nodes:
             return None, None
         state = stack.pop()
-        G, g = constraints(state)
-        Gf, gf = fl(G), np.array([float(v) for v in g])
-        res = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=[(None, None)] * nv, method="highs")
-        if res.status == 2:  # infeasible: Farkas multipliers from the slack LP
-            Ga = np.hstack([Gf, np.ones((len(G), 1))])
-            r2 = linprog(np.r_[np.zeros(nv), 1.0], A_ub=-Ga, b_ub=gf,
-                         bounds=[(None, None)] * nv + [(0, None)], method="highs")
-            if r2.status != 0:
-                return None, None
-            lamf = -r2.ineqlin.marginals
-            S = [k for k in range(len(G)) if lamf[k] > 1e-9]
-            if _exact_multipliers(G, g, obj_a, obj_c, S, infeasible=True) is None:
-                return None, None
-            continue
-        if res.status == 0:
-            lamf = -res.ineqlin.marginals
-            S = [k for k in range(len(G)) if lamf[k] > 1e-9]
-            if -res.fun + float(obj_c) <= 1e-9 and _exact_multipliers(G, g, obj_a, obj_c, S, False) is not None:
-                continue
-            v = res.x
-        elif res.status == 3:  # unbounded: a bounded copy only to choose the branching neuron
-            r3 = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=[(-1e6, 1e6)] * nv, method="highs")
-            if r3.status != 0:
-                return None, None
-            v = r3.x
-        else:
+        how, v = plp.solve({**fixed, **state})
+        if how is None:
             return None, None
+        if how == "closed":
+            continue
         # the most violated relaxed neuron (h above relu(y))
         best, bk = 1e-9, None
-        for k, (a, b) in Y.items():
+        for k in Y:
             if k in state or k in dead or k in active:
                 continue
-            y = float(sum(float(ai) * v[j] for j, ai in enumerate(a) if ai)) + float(b)
-            gap = v[index[k]] - max(0.0, y)
+            gap = plp.gap(k, v)
             if gap > best:
                 best, bk = gap, k
         if bk is None:  # the LP point is a true network point: try it exactly
