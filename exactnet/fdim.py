@@ -105,6 +105,7 @@ bounds (``functional_dimension <= upper_bound``).
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import random
 import time
@@ -863,9 +864,10 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     fixed.update({k: "active" for k in Y if k in active and k not in dead})
     stack = [{}]
     nodes = 0
+    deadline = _DEADLINE.get()
     while stack:
         nodes += 1
-        if nodes > max_nodes:
+        if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
             return None, None
         state = stack.pop()
         how, v = plp.solve({**fixed, **state})
@@ -1005,29 +1007,38 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list
     ``proofs(candidate, nodes)`` yields the ``(ok, x)`` results of its branch-and-bound proofs
     with at most ``nodes`` nodes each, computed lazily (the first failure stops the candidate;
     ``ok`` None means undecided). Candidates left undecided at ``max_nodes`` get a second pass
-    at ``16 max_nodes``. No candidate is started after ``budget`` seconds of this process's CPU
-    time (``time.process_time``: other jobs on a shared machine do not shrink the budget the way
-    they shrink a wall-clock one, so the same network nearly always gets the same facts).
+    at ``16 max_nodes`` and a third at ``128 max_nodes``. No candidate is started after ``budget``
+    seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
+    not shrink the budget the way they shrink a wall-clock one, so the same network nearly always
+    gets the same facts), and a proof of the third pass stops (undecided) when the budget is spent.
     """
     t0 = time.process_time()
     proved, witnesses = [], []
     todo = list(candidates)
-    for nodes in (max_nodes, 16 * max_nodes):
+    for npass, nodes in enumerate((max_nodes, 16 * max_nodes, 128 * max_nodes)):
         undecided = []
-        for cand in todo:
-            if time.process_time() - t0 > budget:
-                break
-            for ok, x in proofs(cand, nodes):
-                if x is not None:
-                    witnesses.append(x)
-                if not ok:
-                    if ok is None:
-                        undecided.append(cand)
+        token = _DEADLINE.set(t0 + budget if npass == 2 else None)
+        try:
+            for cand in todo:
+                if time.process_time() - t0 > budget:
                     break
-            else:
-                proved.append(cand)
+                for ok, x in proofs(cand, nodes):
+                    if x is not None:
+                        witnesses.append(x)
+                    if not ok:
+                        if ok is None:
+                            undecided.append(cand)
+                        break
+                else:
+                    proved.append(cand)
+        finally:
+            _DEADLINE.reset(token)
         todo = undecided
     return proved, witnesses
+
+
+#: CPU-time deadline (``time.process_time``) of the branch-and-bound proofs in progress, or None.
+_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_deadline", default=None)
 
 
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,
