@@ -1,0 +1,52 @@
+"""The node LPs of the phase branch and bound (:mod:`exactnet.phase_lp`): closed only with exact multipliers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from flint import fmpq
+
+from exactnet.phase_lp import PhaseLP
+
+q = fmpq
+
+
+def _one_neuron(target_a, target_b):
+    # variables v = (x, h); one neuron k with y = x and h at column 1; one target e = a.v + b > 0
+    return PhaseLP({"k": ([q(1), q(0)], q(0))}, {"k": 1}, [(target_a, target_b)], 2)
+
+
+def test_an_active_phase_closes_a_node_by_exact_multipliers():
+    lp = _one_neuron([q(-1), q(0)], q(-1))  # e = -x - 1: positive only for x < -1
+    assert lp.solve({"k": "active"})[0] == "closed"  # x >= 0 there: sup t = -1
+    how, v = lp.solve({})  # relaxed: x free, e can be positive
+    assert how == "open" and v[0] < -1
+
+
+def test_an_empty_node_is_closed_by_an_exact_farkas_ray():
+    # y = x active (x >= 0) and a second neuron y2 = -x - 1 active (x <= -1): empty
+    lp = PhaseLP({"a": ([q(1), q(0), q(0)], q(0)), "b": ([q(-1), q(0), q(0)], q(-1))}, {"a": 1, "b": 2},
+                 [([q(0), q(1), q(0)], q(0))], 3)
+    assert lp.solve({"a": "active", "b": "active"})[0] == "closed"
+    assert lp.solve({"a": "active", "b": "dead"})[0] == "open"  # h_a = x can be positive
+
+
+def test_the_dead_phase_forces_h_to_zero():
+    lp = _one_neuron([q(0), q(1)], q(0))  # e = h
+    assert lp.solve({"k": "dead"})[0] == "closed"
+    assert lp.solve({"k": "active"})[0] == "open"
+
+
+def test_a_gap_measures_h_above_relu_y():
+    lp = _one_neuron([q(0), q(1)], q(0))
+    assert lp.gap("k", [-2.0, 3.0, 0.0]) == 3.0  # (x, h, t): y = -2, h = 3
+    assert lp.gap("k", [2.0, 2.0, 0.0]) == 0.0
+
+
+def test_no_banner_on_standard_output():
+    code = ("from flint import fmpq as q\nfrom exactnet.phase_lp import PhaseLP\n"
+            "lp = PhaseLP({'k': ([q(1), q(0)], q(0))}, {'k': 1}, [([q(-1), q(0)], q(-1))], 2)\n"
+            "print(lp.solve({'k': 'active'})[0])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout == "closed\n"
