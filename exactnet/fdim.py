@@ -71,7 +71,9 @@ always active on the sample, and the adjacent pairs never both active, are prove
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
-solved and re-checked in ``fmpq``); a refutation point is proposed deep inside the activation
+solved and re-checked in ``fmpq``; the node LPs of one proof share one warm-started HiGHS model,
+:mod:`exactnet.phase_lp`; three passes of growing node limits, the last one cut by the phase's
+CPU budget); a refutation point is proposed deep inside the activation
 pattern of the LP's point (:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the
 smallest margin) and kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
 (3b) Still below ``U``: *affine relations where a neuron is active*
