@@ -118,10 +118,8 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
-    import numpy as np
-    from .lp import linprog_quiet as linprog
-
-    from .fdim import _exact_multipliers, margin_point
+    from .fdim import margin_point
+    from .phase_lp import PhaseLP
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
     zero = fmpq(0)
@@ -130,10 +128,8 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
         for i in range(A[layer]):
             index[(layer, i)] = nv
             nv += 1
-    nt = nv  # the variable t
-    nv += 1
 
-    def affine(layer, i):  # y_(layer,i) over the variables, and its constant
+    def affine(layer, i):  # y_(layer,i) over the variables (t not included), and its constant
         a = [zero] * nv
         for jj, w in enumerate(net.weights(layer)[i]):
             if w:
@@ -143,80 +139,30 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     Y = {k: affine(*k) for k in index}
     order = [k for k in index if k[0] >= l and k not in dead and k not in active]
     fixed0 = {k: False for k in dead} | {k: True for k in active}
-
-    def unit(k, s=1):
-        a = [zero] * nv
-        a[index[k]] = fmpq(s)
-        return a
-
-    def constraints(state):
-        G, g = [], []
-        for k, (a, b) in Y.items():
-            st = state.get(k)
-            hk = unit(k)
-            if st is True:
-                G += [[h - y for h, y in zip(hk, a)], [y - h for h, y in zip(hk, a)]]
-                g += [-b, b]
-                G.append(list(a[:nt]) + [fmpq(-1)] + a[nt + 1:]) if k in order else G.append(list(a))
-                g.append(b)
-            elif st is False:
-                G += [hk, unit(k, -1)]
-                g += [zero, zero]
-                G.append([-y for y in a[:nt]] + [fmpq(-1)] + a[nt + 1:] if k in order else [-y for y in a])
-                g.append(-b)
-            else:
-                G += [hk, [h - y for h, y in zip(hk, a)]]
-                g += [zero, -b]
-        a, b = Y[neuron]
-        G.append(list(a[:nt]) + [fmpq(-1)] + a[nt + 1:])
-        g.append(b)
-        return G, g
-
-    obj = [zero] * nv
-    obj[nt] = fmpq(1)
-    cobj = np.zeros(nv)
-    cobj[nt] = 1.0
+    # the node LPs (exactnet.phase_lp): the neuron active with margin t, the branched upper neurons
+    # with their signs strict by the same margin, t <= 1 keeps every node bounded
+    plp = PhaseLP(Y, index, [Y[neuron]], nv, margin=order, t_max=fmpq(1))
     stack, nodes = [dict(fixed0)], 0
     while stack:
         nodes += 1
         if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
             return None, None
         state = stack.pop()
-        G, g = constraints(state)
-        Gf = np.array([[float(x) for x in row] for row in G])
-        gf = np.array([float(x) for x in g])
-        bounds = [(None, None)] * nt + [(None, 1.0)]  # t <= 1 keeps the LP bounded
-        res = linprog(-cobj, A_ub=-Gf, b_ub=gf, bounds=bounds, method="highs")
-        if res.status == 2:  # infeasible: Farkas multipliers from the slack LP
-            Ga = np.hstack([Gf, np.ones((len(G), 1))])
-            r2 = linprog(np.r_[np.zeros(nv), 1.0], A_ub=-Ga, b_ub=gf,
-                         bounds=[(None, None)] * nt + [(None, 1.0), (0, None)], method="highs")
-            if r2.status != 0:
-                return None, None
-            lam = -r2.ineqlin.marginals
-            S = [k for k in range(len(G)) if lam[k] > 1e-9]
-            Gt, gt = G + [[zero] * nt + [fmpq(-1)]], g + [fmpq(1)]  # t <= 1 as a row
-            if _exact_multipliers(Gt, gt, obj, zero, S, infeasible=True) is None:
-                return None, None
-            continue
-        if res.status != 0:
+        how, x_lp = plp.solve({k: "active" if s else "dead" for k, s in state.items()})
+        if how is None:
             return None, None
-        if -res.fun <= 1e-9:
-            lam = -res.ineqlin.marginals
-            S = [k for k in range(len(G)) if lam[k] > 1e-9]
-            if _exact_multipliers(G, g, obj, zero, S, False) is not None:
-                continue  # no strictly generic point with these signs
+        if how == "closed":
+            continue  # no strictly generic point with these signs
         nxt = next((k for k in order if k not in state), None)
         if nxt is None:
             c = sensitivities(net, state, l)
             if all(sum((vi * c[i][o] for i, vi in enumerate(v) if vi), zero) == 0 for o in range(A[L])):
                 continue
             best, bk = 1e-9, None  # a relaxed lower neuron whose h sits above relu(y)
-            for k, (a, b) in Y.items():
+            for k in Y:
                 if k in state:
                     continue
-                y = sum(float(ai) * res.x[jj] for jj, ai in enumerate(a) if ai) + float(b)
-                gap = res.x[index[k]] - max(0.0, y)
+                gap = plp.gap(k, x_lp)
                 if gap > best:
                     best, bk = gap, k
             if bk is None:
@@ -226,13 +172,13 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                     return z[neuron[0] - 1][neuron[1]] > 0 and net.is_generic_point(x) and \
                         all(pat[k] == s for k, s in state.items())
 
-                x = [fmpq(round(t * 4096), 4096) for t in res.x[:n0]]
+                x = [fmpq(round(t * 4096), 4096) for t in x_lp[:n0]]
                 if refutes(x):
                     return False, x
                 # rounding left the pattern (a thin region, or large coordinates): freeze the LP
                 # point's pattern, with the neuron active and the fixed states, and propose a
                 # point deep inside it (floats propose; refutes() decides exactly)
-                pattern = {k: float(sum(float(ai) * res.x[jj] for jj, ai in enumerate(a) if ai)) + float(b) > 0
+                pattern = {k: float(sum(float(ai) * x_lp[jj] for jj, ai in enumerate(a) if ai)) + float(b) > 0
                            for k, (a, b) in Y.items()}
                 pattern.update(state)
                 pattern[neuron] = True

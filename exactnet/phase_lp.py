@@ -68,10 +68,14 @@ class PhaseLP:
     ``Y``: ``{neuron: (a, b)}``, the pre-activation ``y = a.v + b`` of each branchable neuron
     over the variables ``v`` (``nv`` of them, ``t`` not included); ``hcol``: the column of each
     neuron's ``h``; ``targets``: the expressions ``(a, b)`` required positive. The variable ``t``
-    is column ``nv``.
+    is column ``nv``. ``margin``: neurons whose fixed phase is required *strictly*, with the same
+    margin ``t`` (``y - t >= 0`` active, ``-y - t >= 0`` inactive; two more rows each, switched on
+    by their bounds); ``t_max``: an upper bound on ``t`` (a row ``t <= t_max``), which keeps every
+    node bounded.
     """
 
-    def __init__(self, Y: dict, hcol: dict, targets: Sequence[tuple[list, fmpq]], nv: int) -> None:
+    def __init__(self, Y: dict, hcol: dict, targets: Sequence[tuple[list, fmpq]], nv: int,
+                 margin: Sequence = (), t_max: fmpq | None = None) -> None:
         import highspy
         import numpy as np
         from scipy.sparse import csc_matrix
@@ -93,6 +97,14 @@ class PhaseLP:
             ex.append((a, b))
         for a, b in targets:
             ex.append((list(a) + [fmpq(-1)], b))
+        self.mrow = {}
+        for k in margin:  # y - t (on when active) and -y - t (on when inactive)
+            a, b = Y[k]
+            self.mrow[k] = len(ex)
+            ex.append((list(a) + [fmpq(-1)], b))
+            ex.append(([-x for x in a] + [fmpq(-1)], -b))
+        if t_max is not None:  # t - t_max <= 0
+            ex.append(([zero] * nv + [fmpq(1)], -t_max))
         self.ex = ex
         self.A = np.array([[float(v) for v in r] for r, _ in ex])
         self.C = np.array([float(c) for _, c in ex])
@@ -103,6 +115,10 @@ class PhaseLP:
         self.base_lo = np.zeros(nr)
         self.base_up = np.full(nr, inf)
         self.base_lo[2:3 * len(self.keys):3] = -inf
+        for r in self.mrow.values():
+            self.base_lo[r:r + 2] = -inf
+        if t_max is not None:
+            self.base_lo[-1], self.base_up[-1] = -inf, 0.0
         hs = _new_highs()
         hs.setOptionValue("presolve", "off")
         lp = highspy.HighsLp()
@@ -157,6 +173,8 @@ class PhaseLP:
             elif st == "dead":
                 up[3 * q] = 0.0
                 up[3 * q + 2] = 0.0
+            if st is not None and k in self.mrow:
+                lo[self.mrow[k] + (st == "dead")] = 0.0
         ml, mu = self._model_bounds(lo, up)
         hs = self.hs
         hs.changeRowsBounds(self.nr, self.rows, ml, mu)
@@ -168,6 +186,8 @@ class PhaseLP:
             hs.clearSolver()
             hs.run()
             ms = hs.getModelStatus()
+        if ms not in ok:  # numerical trouble without presolve (huge coordinates): scipy's linprog
+            return self._fallback(lo, up)
         if ms == S_.kInfeasible:
             _st, has, ray = hs.getDualRay()
             if not has:
@@ -189,6 +209,36 @@ class PhaseLP:
             v = np.asarray(hs.getSolution().col_value)
             hs.changeColsBounds(self.nv, self.cols, np.full(self.nv, -self.inf), np.full(self.nv, self.inf))
             return ("open", v) if good else (None, None)
+        return None, None
+
+    def _fallback(self, lo, up):
+        """The node by one ``scipy.optimize.linprog`` call (presolve on), same exact closing."""
+        from .lp import linprog_quiet as linprog
+
+        np = self.np
+        sides = [(q, 1) for q in np.nonzero(np.isfinite(lo))[0]] + [(q, -1) for q in np.nonzero(np.isfinite(up))[0]]
+        G = np.array([s * self.A[q] for q, s in sides]).reshape(len(sides), self.nv)
+        g = np.array([s * self.C[q] for q, s in sides])
+        c = np.zeros(self.nv)
+        c[-1] = -1.0
+        free = [(None, None)] * self.nv
+        res = linprog(c, A_ub=-G, b_ub=g, bounds=free, method="highs")
+        if res.status == 2:  # infeasible: Farkas multipliers from the slack LP
+            r2 = linprog(np.r_[np.zeros(self.nv), 1.0], A_ub=-np.hstack([G, np.ones((len(G), 1))]), b_ub=g,
+                         bounds=free + [(0, None)], method="highs")
+            if r2.status != 0:
+                return None, None
+            lam = -r2.ineqlin.marginals
+            S = [sides[k] for k in range(len(sides)) if lam[k] > 1e-9]
+            return ("closed", None) if self._exact(S, True) else (None, None)
+        if res.status == 0:
+            lam = -res.ineqlin.marginals
+            if -res.fun <= 1e-9 and self._exact([sides[k] for k in range(len(sides)) if lam[k] > 1e-9], False):
+                return "closed", None
+            return "open", res.x
+        if res.status == 3:
+            r3 = linprog(c, A_ub=-G, b_ub=g, bounds=[(-1e6, 1e6)] * self.nv, method="highs")
+            return ("open", r3.x) if r3.status == 0 else (None, None)
         return None, None
 
     def gap(self, k, v) -> float:
