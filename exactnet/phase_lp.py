@@ -20,8 +20,14 @@ so the same CPU budget proves more.
 infeasible node). The rows with a nonzero dual (or ray entry) and the side of their active
 bound are handed to :func:`exactnet.fdim._exact_multipliers`, which solves for the multipliers
 in ``fmpq`` and re-checks the identity and the signs exactly; a node is closed only when that
-exact check succeeds. Anything else (no ray, inexact support, a status other than optimal /
-infeasible / unbounded after a cold restart) makes the proof undecided, never proved.
+exact check succeeds. A node that HiGHS leaves in another status after a cold restart
+(numerical trouble without presolve, seen with coordinates near ``1e7``) is solved once more by
+``scipy.optimize.linprog`` with presolve (:meth:`PhaseLP.fallback`), closed by the same exact
+check. Anything else (no ray, inexact support, both solvers failing) makes the proof undecided,
+never proved.
+
+The column-relation proofs (:mod:`exactnet.fdim_columns`) use the same model with *margin* rows:
+the branched neurons' signs strict by the margin ``t`` and ``t <= 1``.
 """
 
 from __future__ import annotations
@@ -158,12 +164,8 @@ class PhaseLP:
                 return True
         return False
 
-    def solve(self, phase: dict):
-        """Solve the node whose neurons have the phases ``phase`` (``"active"`` / ``"dead"``; the
-        others relaxed). Returns ``("closed", None)`` when exact multipliers prove ``sup t <= 0``
-        or emptiness, ``("open", v)`` with the float LP point otherwise, ``(None, None)`` when
-        undecided."""
-        hp, np = self.hp, self.np
+    def bounds(self, phase: dict):
+        """The rows' bounds on ``row.v + const`` (each ``0`` or infinite) for the phases ``phase``."""
         lo, up = self.base_lo.copy(), self.base_up.copy()
         for q, k in enumerate(self.keys):
             st = phase.get(k)
@@ -175,6 +177,15 @@ class PhaseLP:
                 up[3 * q + 2] = 0.0
             if st is not None and k in self.mrow:
                 lo[self.mrow[k] + (st == "dead")] = 0.0
+        return lo, up
+
+    def solve(self, phase: dict):
+        """Solve the node whose neurons have the phases ``phase`` (``"active"`` / ``"dead"``; the
+        others relaxed). Returns ``("closed", None)`` when exact multipliers prove ``sup t <= 0``
+        or emptiness, ``("open", v)`` with the float LP point otherwise, ``(None, None)`` when
+        undecided."""
+        hp, np = self.hp, self.np
+        lo, up = self.bounds(phase)
         ml, mu = self._model_bounds(lo, up)
         hs = self.hs
         hs.changeRowsBounds(self.nr, self.rows, ml, mu)
@@ -187,7 +198,7 @@ class PhaseLP:
             hs.run()
             ms = hs.getModelStatus()
         if ms not in ok:  # numerical trouble without presolve (huge coordinates): scipy's linprog
-            return self._fallback(lo, up)
+            return self.fallback(lo, up)
         if ms == S_.kInfeasible:
             _st, has, ray = hs.getDualRay()
             if not has:
@@ -211,7 +222,7 @@ class PhaseLP:
             return ("open", v) if good else (None, None)
         return None, None
 
-    def _fallback(self, lo, up):
+    def fallback(self, lo, up):
         """The node by one ``scipy.optimize.linprog`` call (presolve on), same exact closing."""
         from .lp import linprog_quiet as linprog
 

@@ -50,3 +50,19 @@ def test_no_banner_on_standard_output():
             "print(lp.solve({'k': 'active'})[0])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout == "closed\n"
+
+
+def test_margin_rows_make_the_fixed_phase_strict():
+    # (x, h); y = x with margin; target e = h; t <= 1
+    lp = PhaseLP({"k": ([q(1), q(0)], q(0))}, {"k": 1}, [([q(0), q(1)], q(0))], 2, margin=["k"], t_max=q(1))
+    how, v = lp.solve({"k": "active"})
+    assert how == "open" and abs(v[-1] - 1.0) < 1e-9  # x >= t, h = x >= t: t reaches its cap 1
+    assert lp.solve({"k": "dead"})[0] == "closed"  # h = 0 >= t
+
+
+def test_the_scipy_fallback_gives_the_same_answers():
+    lps = [_one_neuron([q(-1), q(0)], q(-1)), _one_neuron([q(0), q(1)], q(0)),
+           PhaseLP({"k": ([q(1), q(0)], q(0))}, {"k": 1}, [([q(0), q(1)], q(0))], 2, margin=["k"], t_max=q(1))]
+    for lp in lps:
+        for phase in ({}, {"k": "active"}, {"k": "dead"}):
+            assert lp.fallback(*lp.bounds(phase))[0] == lp.solve(phase)[0]
