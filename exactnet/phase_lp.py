@@ -150,11 +150,16 @@ class PhaseLP:
         np = self.np
         return (np.where(np.isinf(lo), lo, lo - self.C), np.where(np.isinf(up), up, up - self.C))
 
-    def _exact(self, S, infeasible: bool) -> bool:
-        """Exact multipliers on the rows ``S`` (``(row, +1)``: lower side, ``(row, -1)``: upper side)."""
+    def _exact(self, S, infeasible: bool, lo, up, flips=(1, -1)) -> bool:
+        """Exact multipliers on the rows ``S`` (``(row, +1)``: lower side, ``(row, -1)``: upper side).
+
+        A side is used only when the node has it (``lo[row] == 0`` for the lower side, ``up[row] == 0``
+        for the upper one): the float duals only propose which constraints of *this node* to combine."""
         from .fdim import _exact_multipliers
 
-        for flip in (1, -1):  # the side convention of HiGHS's duals, tried both ways; the check is exact
+        for flip in flips:  # the side convention of HiGHS's duals, tried both ways; the check is exact
+            if not all((lo[q] if s * flip > 0 else up[q]) == 0.0 for q, s in S):
+                continue  # a side this node does not have: not a constraint of the node
             G, g = [], []
             for q, s in S:
                 r, c = self.ex[q]
@@ -205,13 +210,13 @@ class PhaseLP:
                 return None, None
             ray = np.asarray(ray)
             S = [(q, 1 if ray[q] > 0 else -1) for q in np.nonzero(np.abs(ray) > 1e-9)[0]]
-            return ("closed", None) if self._exact(S, True) else (None, None)
+            return ("closed", None) if self._exact(S, True, lo, up) else (None, None)
         if ms == S_.kOptimal:
             sol = hs.getSolution()
             if hs.getInfo().objective_function_value <= 1e-9:
                 du = np.asarray(sol.row_dual)
                 S = [(q, 1 if du[q] < 0 else -1) for q in np.nonzero(np.abs(du) > 1e-9)[0]]
-                return ("closed", None) if self._exact(S, False) else (None, None)
+                return ("closed", None) if self._exact(S, False, lo, up) else (None, None)
             return "open", np.asarray(sol.col_value)
         if ms == S_.kUnbounded:  # a bounded copy only to choose the branching neuron
             hs.changeColsBounds(self.nv, self.cols, np.full(self.nv, -1e6), np.full(self.nv, 1e6))
@@ -241,11 +246,12 @@ class PhaseLP:
                 return None, None
             lam = -r2.ineqlin.marginals
             S = [sides[k] for k in range(len(sides)) if lam[k] > 1e-9]
-            return ("closed", None) if self._exact(S, True) else (None, None)
+            return ("closed", None) if self._exact(S, True, lo, up, flips=(1,)) else (None, None)
         if res.status == 0:
             lam = -res.ineqlin.marginals
-            if -res.fun <= 1e-9 and self._exact([sides[k] for k in range(len(sides)) if lam[k] > 1e-9], False):
-                return "closed", None
+            if -res.fun <= 1e-9:  # as in solve: closed only by the exact check, else undecided
+                S = [sides[k] for k in range(len(sides)) if lam[k] > 1e-9]
+                return ("closed", None) if self._exact(S, False, lo, up, flips=(1,)) else (None, None)
             return "open", res.x
         if res.status == 3:
             r3 = linprog(c, A_ub=-G, b_ub=g, bounds=[(-1e6, 1e6)] * self.nv, method="highs")

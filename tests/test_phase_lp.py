@@ -66,3 +66,19 @@ def test_the_scipy_fallback_gives_the_same_answers():
     for lp in lps:
         for phase in ({}, {"k": "active"}, {"k": "dead"}):
             assert lp.fallback(*lp.bounds(phase))[0] == lp.solve(phase)[0]
+
+
+def test_exact_check_uses_only_sides_the_node_has():
+    # review finding: float duals propose (row, side); a side the node lacks must never close it.
+    # y = x, target e = y, all relaxed: t is unbounded, so no combination may prove sup t <= 0.
+    lp = _one_neuron([q(1), q(0)], q(0))
+    lo, up = lp.bounds({})
+    assert lp.solve({})[0] == "open"
+    # -h >= 0 (row 0 upper side) is not a constraint of the relaxed node, in either convention
+    assert not lp._exact([(0, -1), (1, 1), (3, 1)], False, lo, up)
+    assert not lp._exact([(0, 1), (1, -1), (3, -1)], False, lo, up)
+    # with the neuron dead, y <= 0 is a constraint of the node: (x - t) + (-y) = -t >= 0 closes it
+    lo, up = lp.bounds({"k": "dead"})
+    assert lp._exact([(2, -1), (3, 1)], False, lo, up)
+    lo, up = lp.bounds({})
+    assert not lp._exact([(2, -1), (3, 1)], False, lo, up)  # the same rows, relaxed: y <= 0 is not there
