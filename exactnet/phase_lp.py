@@ -154,14 +154,15 @@ class PhaseLP:
         """Exact multipliers on the rows ``S`` (``(row, +1)``: lower side, ``(row, -1)``: upper side).
 
         A side is used only when the node has it (``lo[row] == 0`` for the lower side, ``up[row] == 0``
-        for the upper one): the float duals only propose which constraints of *this node* to combine."""
+        for the upper one); the others are left out. The float duals only propose which
+        constraints of *this node* to combine, so any exact multipliers found prove the claim."""
         from .fdim import _exact_multipliers
 
         for flip in flips:  # the side convention of HiGHS's duals, tried both ways; the check is exact
-            if not all((lo[q] if s * flip > 0 else up[q]) == 0.0 for q, s in S):
-                continue  # a side this node does not have: not a constraint of the node
             G, g = [], []
             for q, s in S:
+                if (lo[q] if s * flip > 0 else up[q]) != 0.0:
+                    continue  # a side this node does not have is not a constraint of it: left out
                 r, c = self.ex[q]
                 G.append(r if s * flip > 0 else [-x for x in r])
                 g.append(c if s * flip > 0 else -c)

@@ -80,5 +80,8 @@ def test_exact_check_uses_only_sides_the_node_has():
     # with the neuron dead, y <= 0 is a constraint of the node: (x - t) + (-y) = -t >= 0 closes it
     lo, up = lp.bounds({"k": "dead"})
     assert lp._exact([(2, -1), (3, 1)], False, lo, up)
+    # a proposed side the node lacks (h - y <= 0) is left out; the valid rows still close the node
+    assert lp._exact([(2, -1), (3, 1), (1, -1)], False, lo, up)
+    assert not lp._exact([(1, -1), (3, 1)], False, lo, up)  # without y <= 0 nothing bounds t
     lo, up = lp.bounds({})
     assert not lp._exact([(2, -1), (3, 1)], False, lo, up)  # the same rows, relaxed: y <= 0 is not there
