@@ -17,10 +17,12 @@ faster per node (measured on the width-10 depth-6 proofs of ``benchmarks/bench_f
 so the same CPU budget proves more.
 
 **Floats only propose.** HiGHS returns a primal point, row duals, or a dual ray (for an
-infeasible node). The rows with a nonzero dual (or ray entry) and the side of their active
-bound are handed to :func:`exactnet.fdim._exact_multipliers`, which solves for the multipliers
-in ``fmpq`` and re-checks the identity and the signs exactly; a node is closed only when that
-exact check succeeds. A node that HiGHS leaves in another status after a cold restart
+infeasible node). The rows with a nonzero dual (or ray entry) and the side their sign names
+are handed to :func:`exactnet.fdim._exact_multipliers`, which solves for the multipliers in
+``fmpq`` and re-checks the identity and the signs exactly; a node is closed only when that
+exact check succeeds. Only sides the node really has (a finite bound on that side of the row)
+are used, so the combination is one of the node's own constraints: a float sign that names a
+side the node lacks is left out, never trusted. A node that HiGHS leaves in another status after a cold restart
 (numerical trouble without presolve, seen with coordinates near ``1e7``) is solved once more by
 ``scipy.optimize.linprog`` with presolve (:meth:`PhaseLP.fallback`), closed by the same exact
 check. Anything else (no ray, inexact support, both solvers failing) makes the proof undecided,
