@@ -172,6 +172,25 @@ class PhaseLP:
                 return True
         return False
 
+    def _closes(self, vec, lower_sign: int, infeasible: bool, lo, up) -> bool:
+        """The exact check on the supports that the float vector ``vec`` (a dual ray or the row duals)
+        proposes: its entries above ``1e-9``, then above ``1e-9`` and ``1e-6`` times its largest entry.
+        A float noise entry kept by the first threshold (seen: ``3e-14`` .. ``1e-7`` beside entries near
+        ``100``) can make the exact solve on that support fail; the smaller supports are proposals
+        too, each checked exactly. ``lower_sign``: the sign of an entry that names a row's lower side."""
+        np = self.np
+        big = float(np.abs(vec).max()) if len(vec) else 0.0
+        tried = set()
+        for cut in (1e-9, 1e-9 * big, 1e-6 * big):
+            idx = tuple(np.nonzero(np.abs(vec) > max(cut, 1e-9))[0])
+            if idx in tried:
+                continue
+            tried.add(idx)
+            S = [(q, 1 if vec[q] * lower_sign > 0 else -1) for q in idx]
+            if self._exact(S, infeasible, lo, up):
+                return True
+        return False
+
     def bounds(self, phase: dict):
         """The rows' bounds on ``row.v + const`` (each ``0`` or infinite) for the phases ``phase``."""
         lo, up = self.base_lo.copy(), self.base_up.copy()
@@ -212,14 +231,12 @@ class PhaseLP:
             if not has:
                 return None, None
             ray = np.asarray(ray)
-            S = [(q, 1 if ray[q] > 0 else -1) for q in np.nonzero(np.abs(ray) > 1e-9)[0]]
-            return ("closed", None) if self._exact(S, True, lo, up) else (None, None)
+            return ("closed", None) if self._closes(ray, 1, True, lo, up) else (None, None)
         if ms == S_.kOptimal:
             sol = hs.getSolution()
             if hs.getInfo().objective_function_value <= 1e-9:
                 du = np.asarray(sol.row_dual)
-                S = [(q, 1 if du[q] < 0 else -1) for q in np.nonzero(np.abs(du) > 1e-9)[0]]
-                return ("closed", None) if self._exact(S, False, lo, up) else (None, None)
+                return ("closed", None) if self._closes(du, -1, False, lo, up) else (None, None)
             return "open", np.asarray(sol.col_value)
         if ms == S_.kUnbounded:  # a bounded copy only to choose the branching neuron
             hs.changeColsBounds(self.nv, self.cols, np.full(self.nv, -1e6), np.full(self.nv, 1e6))
@@ -261,8 +278,11 @@ class PhaseLP:
             return ("open", r3.x) if r3.status == 0 else (None, None)
         return None, None
 
+    def y_value(self, k, v) -> float:
+        """Neuron ``k``'s pre-activation ``y`` at the LP point ``v`` (a float: it only orders the search)."""
+        q = self._pos[k]
+        return float(self.A[3 * q + 2] @ v + self.C[3 * q + 2])
+
     def gap(self, k, v) -> float:
         """How far the LP point ``v`` puts neuron ``k``'s ``h`` above ``relu(y)``."""
-        q = self._pos[k]
-        y = float(self.A[3 * q + 2] @ v + self.C[3 * q + 2])
-        return float(v[self.hcol[k]]) - max(0.0, y)
+        return float(v[self.hcol[k]]) - max(0.0, self.y_value(k, v))

@@ -85,3 +85,60 @@ def test_exact_check_uses_only_sides_the_node_has():
     assert not lp._exact([(1, -1), (3, 1)], False, lo, up)  # without y <= 0 nothing bounds t
     lo, up = lp.bounds({})
     assert not lp._exact([(2, -1), (3, 1)], False, lo, up)  # the same rows, relaxed: y <= 0 is not there
+
+
+def _seed7_column_node():
+    """The (15,)*6+(1,) seed-7 column-relation model (neuron (4,1) into layer 5) and an empty node of it."""
+    from exactnet.randnet import random_network
+
+    net = random_network((15,) * 6 + (1,), seed=7)
+    L, A, n0 = net.depth, net.architecture, net.input_dim
+    index, nv = {}, n0
+    for layer in range(1, L):
+        for i in range(A[layer]):
+            index[(layer, i)] = nv
+            nv += 1
+
+    def affine(layer, i):
+        a = [q(0)] * nv
+        for j, w in enumerate(net.weights(layer)[i]):
+            if w:
+                a[j if layer == 1 else index[(layer - 1, j)]] = w
+        return a, net.biases(layer)[i]
+
+    Y = {k: affine(*k) for k in index}
+    lp = PhaseLP(Y, index, [Y[(4, 1)]], nv, margin=[k for k in index if k[0] >= 5], t_max=q(1))
+    on = {(2, 5), (4, 1)} | {(5, i) for i in range(15) if i not in (7, 9)}
+    off = {(2, 7), (2, 14), (4, 10), (5, 7), (5, 9)}
+    return lp, {k: "active" for k in on} | {k: "dead" for k in off}
+
+
+def test_a_float_noise_entry_does_not_cost_the_exact_check():
+    # seen in a warm-started solve of this node: a Farkas ray with entries near 100 and noise
+    # entries up to 1e-7; the noise rows in the support made the exact solve on it fail. The
+    # supports cut relative to the largest entry are proposals too, each checked exactly.
+    import numpy as np
+
+    lp, phase = _seed7_column_node()
+    assert lp.solve(phase)[0] == "closed"
+    _status, has, ray = lp.hs.getDualRay()
+    ray = np.asarray(ray)
+    assert has
+    lo, up = lp.bounds(phase)
+    rng = np.random.default_rng(0)
+    spare = [k for k in range(lp.nr) if (lo[k] == 0.0 or up[k] == 0.0) and abs(ray[k]) <= 1e-9]
+    for _ in range(200):  # noise on sides the node has, chosen until the old support fails
+        noisy = ray.copy()
+        for k in rng.choice(spare, 3, replace=False):
+            noisy[k] = 5e-8 if lo[k] == 0.0 else -5e-8
+        support = [(k, 1 if noisy[k] > 0 else -1) for k in np.nonzero(np.abs(noisy) > 1e-9)[0]]
+        if not lp._exact(support, True, lo, up):
+            break
+    else:
+        raise AssertionError("no noise pattern breaks the absolute-threshold support")
+    assert lp._closes(noisy, 1, True, lo, up)
+    # and never closes an open node, whatever the proposal
+    open_lo, open_up = lp.bounds({(4, 1): "active"})
+    assert lp.solve({(4, 1): "active"})[0] == "open"
+    assert not lp._closes(noisy, 1, True, open_lo, open_up)
+    assert not lp._closes(np.ones(lp.nr), 1, False, open_lo, open_up)
