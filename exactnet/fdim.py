@@ -903,7 +903,8 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
                 if x is None or not witness(x):
                     return None, None
             return False, _strictly_generic_near(net, x, witness)
-        for st in ("dead", "active"):
+        # the child on the LP point's side of y = 0 is popped first (see fdim_columns)
+        for st in (("dead", "active") if plp.y_value(bk, v) > 0 else ("active", "dead")):
             child = dict(state)
             child[bk] = st
             stack.append(child)

@@ -32,7 +32,9 @@ every strictly generic ``x`` with ``z_(l-1,j) > 0``. A full pattern with ``S != 
 is refuted when the LP's point, rounded (or, when rounding leaves the pattern, a point that
 :func:`exactnet.fdim.margin_point` proposes deep inside the LP point's pattern), is checked
 exactly to be a network point with that pattern (it becomes a sample point); otherwise the
-relaxed lower neurons are branched on as in :func:`exactnet.fdim._neuron_never_positive`. Out of nodes: undecided, and nothing is claimed.
+relaxed lower neurons are branched on as in :func:`exactnet.fdim._neuron_never_positive`. The search is
+depth first and takes the child on the LP point's side of the branched neuron's ``y = 0`` first (a
+dive toward a refuting point; a proof closes the same tree in any order). Out of nodes: undecided, and nothing is claimed.
 """
 
 from __future__ import annotations
@@ -187,7 +189,10 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                     return False, x
                 return None, None
             nxt = bk
-        for s in (False, True):
+        # the child on the LP point's side of y = 0 is popped first: it is where a refuting point
+        # lies if the node has one (the tree, so a proof, is the same in either order)
+        first = plp.y_value(nxt, x_lp) > 0
+        for s in (not first, first):
             child = dict(state)
             child[nxt] = s
             stack.append(child)

@@ -111,3 +111,19 @@ def test_a_false_relation_is_refuted_not_proved():
         assert ok is False and net.is_generic_point(x)
         u = column_vectors(net, [((1, col), 2, v)])[0]
         assert sum((a * b for a, b in zip(stacked_jacobian(net, [x])[0], u)), fmpq(0)) != 0
+
+
+def test_the_search_dives_toward_the_lp_point_and_refutes_early():
+    # (15,)*6+(1,) seed 7: the sample proposed the relation 7/9 W5[0,1] - 2/3 W5[11,1] + W5[12,1]
+    # (the column of neuron (4,1) into layer 5); it is false, and the search took about 15,000
+    # nodes to find a point showing it while it popped the active child first. Popping the child on
+    # the LP point's side of y = 0 first finds one within 100; the point is checked independently.
+    from exactnet.fdim_columns import prove_column_relation
+
+    net = random_network((15,) * 6 + (1,), seed=7)
+    v = [fmpq(0)] * 15
+    v[0], v[11], v[12] = fmpq(7, 9), fmpq(-2, 3), fmpq(1)
+    ok, x = prove_column_relation(net, (4, 1), 5, v, set(), set(), max_nodes=100)
+    assert ok is False and net.is_generic_point(x)
+    u = column_vectors(net, [((4, 1), 5, v)])[0]
+    assert sum((a * b for a, b in zip(stacked_jacobian(net, [x])[0], u)), fmpq(0)) != 0
