@@ -34,7 +34,46 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
-Last run (2026-12-04, commit 25bd5a0: refutation points proposed deep inside the LP point's
+Last run (2026-12-05, commit 81f5a5f). Since the previous run: the directed search for suspects
+(step 2b, ``fdim_ascent``), the branch-and-bound node LPs in one warm-started HiGHS model per
+proof (``phase_lp``) with a third pass at 128x the nodes, the review's fix of the exact check (only
+the node's own sides; 18ffd9a), exact checks on supports cut relative to the float vector's
+largest entry, and a depth-first search that takes the child on the LP point's side first.
+Same options as the previous run (``--count 20``, no per-row cap, the default LP budget of 10 CPU
+s per phase for every row, width 5 with ``--regions-timeout 300``), two processes on the 2 cores
+(load about 2, a third job part of the time). **173 of 180 networks exact** (previous run: 156)::
+
+    | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (0.12) | 0.10 (0.20) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 20 / 0 | 0 | 303.1 | 303.1 | 296.7 | 16/20 | 0/0 | - | 1.00 (2.68) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 20 / 0 | 0 | 678.8 | 678.8 | 669.1 | 18/20 | 0/0 | - | 2.21 (7.19) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 19 / 1 | 0 | 94.5 | 94.7 | 77.0 | 19/20 | 0/0 | 1/1 (0.17) | 0.48 (6.14) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 20 / 0 | 0 | 400.8 | 400.8 | 378.7 | 19/20 | 0/0 | - | 2.88 (13.79) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 20 | 20 / 0 | 0 | 903.0 | 903.0 | 873.9 | 20/20 | 0/0 | - | 7.05 (17.81) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 16 / 4 | 0 | 108.0 | 108.5 | 82.5 | 20/20 | 0/0 | - | 4.66 (34.88) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 18 / 0 | 2 | 495.8 | 495.9 | 452.4 | 18/18 | 0/2 | - | 8.66 (28.85) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 20 | 15 / 0 | 5 | 1115.8 | 1117.6 | 1053.8 | 15/15 | 0/5 | - | 38.13 (118.53) |
+
+Against the previous run, exact networks per row: width 15 depth 5 14 -> 20, depth 6 8 -> 15,
+width 10 depth 6 15 -> 18; the other rows were already all exact (width 15 depth 4 now 20 / 20
+without the step-3e re-run). The float estimate is wrong on 164 of the 173 proved values and never
+above a proved lower bound. Mean time per network fell on every deep row (width 15 depth 6 64.8 ->
+38.1 s, depth 5 16.6 -> 7.1 s; width 10 depth 6 15.2 -> 8.7 s; width 5 depth 6 11.8 -> 4.7 s).
+The seven intervals: width 10 depth 6 seeds 2 (490..491) and 12 (487..489); width 15 depth 6
+seeds 10 (1089..1090), 12 (1104..1109), 14 (1101..1105), 17 (1103..1109), 19 (1105..1124).
+
+The same day at commit dc771f6 (before the last two changes, same options and load): **172 of
+180**, with width 10 depth 6 19 / 20 (seed 2 exact) and width 15 depth 6 13 / 20 (seeds 0, 4 and 7
+intervals, seed 10 exact, seed 19 1102..1140). A third variant (the relative supports, the
+LP-side order only in the column relations) gave 19 and 13 on those two rows. So on the last
+networks of these rows the outcome of a 10 s budget moves by one or two networks between variants
+whose proofs are the same: which refutation points join the sample decides whether the last thin
+region is found (``(10,)*6+(1,)`` seed 2 ends 490..491 or 491 with the same proved upper bound
+491). Seeds 0, 4 and 7 of width 15 depth 6 became exact with the committed order, alone as well
+as here (seed 7: 1140..1141 in 43 s -> 1141 = ``D - N`` in 25 s).
+
+Previous run (2026-12-04, commit 25bd5a0: refutation points proposed deep inside the LP point's
 activation pattern (``margin_point``: the pattern frozen, a float LP maximises the smallest
 margin, exact evaluation disposes) for the never-positive / never-both-active branch and bound
 and for the column relations, refutation points moved off every bent hyperplane before they
