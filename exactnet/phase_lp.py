@@ -25,8 +25,9 @@ are used, so the combination is one of the node's own constraints: a float sign 
 side the node lacks is left out, never trusted. A node that HiGHS leaves in another status after a cold restart
 (numerical trouble without presolve, seen with coordinates near ``1e7``) is solved once more by
 ``scipy.optimize.linprog`` with presolve (:meth:`PhaseLP.fallback`), closed by the same exact
-check. Anything else (no ray, inexact support, both solvers failing) makes the proof undecided,
-never proved.
+check; so is a node whose HiGHS ray or duals fail the exact check (seen on degenerate nodes whose
+warm-started duals carry float noise). Anything else (no ray, inexact support, both solvers
+failing) makes the proof undecided, never proved.
 
 The column-relation proofs (:mod:`exactnet.fdim_columns`) use the same model with *margin* rows:
 the branched neurons' signs strict by the margin ``t`` and ``t <= 1``.
@@ -172,7 +173,7 @@ class PhaseLP:
                 return True
         return False
 
-    def _closes(self, vec, lower_sign: int, infeasible: bool, lo, up) -> bool:
+    def _closes(self, vec, lower_sign: int, infeasible: bool, lo, up, flips=(1, -1)) -> bool:
         """The exact check on the supports that the float vector ``vec`` (a dual ray or the row duals)
         proposes: its entries above ``1e-9``, then above ``1e-9`` and ``1e-6`` times its largest entry.
         A float noise entry kept by the first threshold (seen: ``3e-14`` .. ``1e-7`` beside entries near
@@ -181,13 +182,13 @@ class PhaseLP:
         np = self.np
         big = float(np.abs(vec).max()) if len(vec) else 0.0
         tried = set()
-        for cut in (1e-9, 1e-9 * big, 1e-6 * big):
-            idx = tuple(np.nonzero(np.abs(vec) > max(cut, 1e-9))[0])
+        for cut in (1e-9, 1e-9 * big, 1e-6 * big, 1e-13 * big):
+            idx = tuple(np.nonzero(np.abs(vec) > cut)[0])
             if idx in tried:
                 continue
             tried.add(idx)
             S = [(q, 1 if vec[q] * lower_sign > 0 else -1) for q in idx]
-            if self._exact(S, infeasible, lo, up):
+            if self._exact(S, infeasible, lo, up, flips):
                 return True
         return False
 
@@ -228,15 +229,15 @@ class PhaseLP:
             return self.fallback(lo, up)
         if ms == S_.kInfeasible:
             _st, has, ray = hs.getDualRay()
-            if not has:
-                return None, None
-            ray = np.asarray(ray)
-            return ("closed", None) if self._closes(ray, 1, True, lo, up) else (None, None)
+            if has and self._closes(np.asarray(ray), 1, True, lo, up):
+                return "closed", None
+            return self.fallback(lo, up)  # a second solver's proposal, the same exact check
         if ms == S_.kOptimal:
             sol = hs.getSolution()
             if hs.getInfo().objective_function_value <= 1e-9:
-                du = np.asarray(sol.row_dual)
-                return ("closed", None) if self._closes(du, -1, False, lo, up) else (None, None)
+                if self._closes(np.asarray(sol.row_dual), -1, False, lo, up):
+                    return "closed", None
+                return self.fallback(lo, up)
             return "open", np.asarray(sol.col_value)
         if ms == S_.kUnbounded:  # a bounded copy only to choose the branching neuron
             hs.changeColsBounds(self.nv, self.cols, np.full(self.nv, -1e6), np.full(self.nv, 1e6))
@@ -264,14 +265,12 @@ class PhaseLP:
                          bounds=free + [(0, None)], method="highs")
             if r2.status != 0:
                 return None, None
-            lam = -r2.ineqlin.marginals
-            S = [sides[k] for k in range(len(sides)) if lam[k] > 1e-9]
-            return ("closed", None) if self._exact(S, True, lo, up, flips=(1,)) else (None, None)
+            ok = self._closes(self._per_row(sides, -r2.ineqlin.marginals), 1, True, lo, up, flips=(1,))
+            return ("closed", None) if ok else (None, None)
         if res.status == 0:
-            lam = -res.ineqlin.marginals
             if -res.fun <= 1e-9:  # as in solve: closed only by the exact check, else undecided
-                S = [sides[k] for k in range(len(sides)) if lam[k] > 1e-9]
-                return ("closed", None) if self._exact(S, False, lo, up, flips=(1,)) else (None, None)
+                ok = self._closes(self._per_row(sides, -res.ineqlin.marginals), 1, False, lo, up, flips=(1,))
+                return ("closed", None) if ok else (None, None)
             return "open", res.x
         if res.status == 3:
             r3 = linprog(c, A_ub=-G, b_ub=g, bounds=[(-1e6, 1e6)] * self.nv, method="highs")
@@ -282,6 +281,16 @@ class PhaseLP:
         """Neuron ``k``'s pre-activation ``y`` at the LP point ``v`` (a float: it only orders the search)."""
         q = self._pos[k]
         return float(self.A[3 * q + 2] @ v + self.C[3 * q + 2])
+
+    def _per_row(self, sides, lam):
+        """linprog's multipliers of the sides ``(row, +-1)`` as one signed entry per row (positive: the
+        lower side; the cuts are :meth:`_closes`'s). A row with both sides (an equality of the node) gets
+        the side of the larger one."""
+        vec = self.np.zeros(self.nr)
+        for (q, side), x in zip(sides, lam):
+            if x > 0:
+                vec[q] += side * x
+        return vec
 
     def gap(self, k, v) -> float:
         """How far the LP point ``v`` puts neuron ``k``'s ``h`` above ``relu(y)``."""

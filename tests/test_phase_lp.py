@@ -142,3 +142,19 @@ def test_a_float_noise_entry_does_not_cost_the_exact_check():
     assert lp.solve({(4, 1): "active"})[0] == "open"
     assert not lp._closes(noisy, 1, True, open_lo, open_up)
     assert not lp._closes(np.ones(lp.nr), 1, False, open_lo, open_up)
+
+
+def test_a_failed_exact_check_gets_the_second_solver():
+    # HiGHS's warm-started duals of a degenerate node can fail the exact check; the node then goes
+    # to scipy's linprog (presolve on), whose proposal gets the same exact check
+    lp = _one_neuron([q(-1), q(0)], q(-1))  # e = -x - 1 > 0 with y = x >= 0: empty when active
+    calls = []
+    real = lp._closes
+
+    def first_fails(*args, **kwargs):
+        calls.append(kwargs.get("flips", (1, -1)))
+        return False if len(calls) == 1 else real(*args, **kwargs)
+
+    lp._closes = first_fails
+    assert lp.solve({"k": "active"})[0] == "closed"
+    assert calls == [(1, -1), (1,)]  # HiGHS's proposal failed, the fallback's closed it
