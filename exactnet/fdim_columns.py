@@ -25,11 +25,15 @@ neuron, ``-y - t >= 0`` for each fixed-inactive one and ``z_(l-1,j) - t >= 0``. 
 
 * when exact multipliers prove ``sup t <= 0`` (no strictly generic point has these signs:
   the certificate is checked in ``fmpq`` by :func:`exactnet.fdim._exact_multipliers`), or
-* when every neuron of layers ``l..L-1`` is fixed and ``S = 0`` for that pattern (exact).
+* when the neurons fixed so far give ``S = 0`` for every state of the others (exact, before any
+  LP): ``S = W_L (u_(L-1) * P_(L-1))`` with ``u_l = v`` and ``u_(k+1) = W_(k+1) (u_k * P_k)``, so
+  only the neurons where some ``u_k != 0`` matter (:func:`_undetermined`); the search branches
+  on those only, in layer order.
 
 The children of a node (one more neuron fixed either way) cover it, so the closed leaves cover
-every strictly generic ``x`` with ``z_(l-1,j) > 0``. A full pattern with ``S != 0`` and ``t > 0``
-is refuted when the LP's point, rounded (or, when rounding leaves the pattern, a point that
+every strictly generic ``x`` with ``z_(l-1,j) > 0``; a node whose LP stays undecided (numerical
+trouble in both solvers of :class:`exactnet.phase_lp.PhaseLP`) is replaced by its children. A
+node whose fixed neurons give ``S != 0`` whatever the others (and ``t > 0``) is refuted when the LP's point, rounded (or, when rounding leaves the pattern, a point that
 :func:`exactnet.fdim.margin_point` proposes deep inside the LP point's pattern), is checked
 exactly to be a network point with that pattern (it becomes a sample point); otherwise the
 relaxed lower neurons are branched on as in :func:`exactnet.fdim._neuron_never_positive`. The search is
@@ -116,6 +120,31 @@ def column_candidates(net: Network, zs: Sequence[Sequence[Sequence[fmpq]]], skip
     return out
 
 
+def _undetermined(net: Network, state: dict, l: int, v: Sequence[fmpq]):
+    """Whether the states fix ``S = sum_i v_i c_(l,i)`` for every completion of the pattern.
+
+    ``S = W_L (u_(L-1) * P_(L-1))`` with ``u_l = v`` and ``u_(k+1) = W_(k+1) (u_k * P_k)`` (``*``:
+    entrywise, ``P_k`` the 0/1 states of layer ``k``), so ``u_(k+1)`` depends only on the states of
+    the neurons of layer ``k`` where ``u_k != 0``. Returns ``"zero"`` (``S = 0`` whatever the other
+    states), ``"nonzero"`` (``S != 0`` whatever they are) or a neuron whose state is still needed."""
+    L, A = net.depth, net.architecture
+    u = {i: vi for i, vi in enumerate(v) if vi}
+    for layer in range(l, L):
+        for i in u:
+            if state.get((layer, i)) is None:
+                return (layer, i)
+        W = net.weights(layer + 1)
+        on = [(i, ui) for i, ui in u.items() if state[(layer, i)]]
+        u = {}
+        for m in range(A[layer + 1]):
+            s = sum((W[m][i] * ui for i, ui in on if W[m][i]), fmpq(0))
+            if s:
+                u[m] = s
+        if not u:
+            return "zero"
+    return "nonzero"
+
+
 def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequence[fmpq], dead: set,
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
@@ -150,16 +179,19 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
         if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
             return None, None
         state = stack.pop()
+        nxt = _undetermined(net, state, l, v)
+        if nxt == "zero":
+            continue  # S = 0 for every pattern with these states
         how, x_lp = plp.solve({k: "active" if s else "dead" for k, s in state.items()})
-        if how is None:
-            return None, None
+        if how is None:  # undecided LP (numerical trouble): its children cover it, try them
+            nxt = nxt if nxt != "nonzero" else next((k for k in Y if k not in state), None)
+            if nxt is None:
+                return None, None
+            stack += [{**state, nxt: False}, {**state, nxt: True}]
+            continue
         if how == "closed":
             continue  # no strictly generic point with these signs
-        nxt = next((k for k in order if k not in state), None)
-        if nxt is None:
-            c = sensitivities(net, state, l)
-            if all(sum((vi * c[i][o] for i, vi in enumerate(v) if vi), zero) == 0 for o in range(A[L])):
-                continue
+        if nxt == "nonzero":
             best, bk = 1e-9, None  # a relaxed lower neuron whose h sits above relu(y)
             for k in Y:
                 if k in state:

@@ -4,6 +4,8 @@ exact finite differences for the sensitivities, the region complex for the prove
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from flint import fmpq
 
 from exactnet.fdim import functional_dimension, sign_facts, stacked_jacobian
@@ -127,3 +129,61 @@ def test_the_search_dives_toward_the_lp_point_and_refutes_early():
     assert ok is False and net.is_generic_point(x)
     u = column_vectors(net, [((4, 1), 5, v)])[0]
     assert sum((a * b for a, b in zip(stacked_jacobian(net, [x])[0], u)), fmpq(0)) != 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([(2, 3, 3, 3, 1), (2, 2, 3, 3, 2), (3, 3, 2, 3, 1)]), st.integers(0, 10 ** 6))
+def test_partial_states_decide_s_only_when_every_completion_agrees(arch, seed):
+    # the branch and bound closes a node without fixing every upper neuron when _undetermined says
+    # the states already fix S; oracle: S of every completion, by the full backward pass
+    import itertools
+
+    from exactnet.fdim_columns import _undetermined
+
+    rng = random.Random(seed)
+    net = random_network(arch, seed=seed % 50)
+    L, A = net.depth, net.architecture
+    l = rng.randrange(2, L)
+    v = [fmpq(rng.randint(-2, 2), rng.randint(1, 3)) for _ in range(A[l])]
+    upper = [(k, i) for k in range(l, L) for i in range(A[k])]
+    state = {n: rng.random() < 0.5 for n in upper if rng.random() < 0.6}
+    free = [n for n in upper if n not in state]
+    values = set()
+    for bits in itertools.product((False, True), repeat=len(free)):
+        c = sensitivities(net, {**state, **dict(zip(free, bits))}, l)
+        values.add(any(sum((vi * c[i][o] for i, vi in enumerate(v)), fmpq(0)) != 0 for o in range(A[L])))
+    got = _undetermined(net, state, l, v)
+    if got == "zero":
+        assert values == {False}
+    elif got == "nonzero":
+        assert values == {True}
+    else:
+        assert got in free
+    if not free:
+        assert got == ("nonzero" if values == {True} else "zero")
+
+
+@pytest.mark.slow
+def test_deep_column_relations_are_proved_past_numerical_trouble():
+    # (10,)*6+(1,) seed 12, the two relations its sample proposes on the column of neuron (3,2)
+    # into layer 4: true, but some node LPs of the proof are numerically hard for both solvers;
+    # those nodes are split instead of giving up (about a minute each; before: two minutes each by
+    # fixing every upper neuron). Oracle: S = 0 at the sampled generic points where (3,2) is active.
+    from exactnet.fdim_columns import prove_column_relation
+
+    net = random_network((10,) * 6 + (1,), seed=12)
+    rels = []
+    for idx, val in ((5, fmpq(238, 1079)), (7, fmpq(595, 1312))):
+        v = [fmpq(0)] * 10
+        v[3], v[idx] = (fmpq(-1), val) if idx == 5 else (fmpq(1), val)
+        rels.append(v)
+        ok, _ = prove_column_relation(net, (3, 2), 4, v, set(), set(), max_nodes=200000)
+        assert ok is True
+    # (3,2) is active nowhere in 8,000 uniform points of [-10^4, 10^4]^10: the sample's own points
+    sample = functional_dimension(net, use_regions=False, seed=12, sign_budget=1.0).points
+    where = [x for x in sample if net.preactivations(x)[2][2] > 0]
+    assert len(where) >= 20
+    for x in where:
+        c = sensitivities(net, _pattern(net, x), 4)
+        for v in rels:
+            assert sum((vi * c[i][0] for i, vi in enumerate(v)), fmpq(0)) == 0
