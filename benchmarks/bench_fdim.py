@@ -73,6 +73,24 @@ region is found (``(10,)*6+(1,)`` seed 2 ends 490..491 or 491 with the same prov
 491). Seeds 0, 4 and 7 of width 15 depth 6 became exact with the committed order, alone as well
 as here (seed 7: 1140..1141 in 43 s -> 1141 = ``D - N`` in 25 s).
 
+Re-run at commit 7e4289b (2026-12-05, same options, two processes on the 2 cores, nothing
+else running): the column relations branch only on neurons that can still change the relation's
+sum, close a node without an LP once its fixed neurons make the sum zero for every completion,
+and split a node whose LP stays undecided instead of giving up on the relation. **175 of 180
+exact.** Rows that moved: width 10 depth 6 18 -> **19 / 20** (seed 2 now 491; s/net 7.42, max
+27.93); width 15 depth 6 15 -> **16 / 20** (seed 10 now 1090; s/net 34.21, max 102.39). The other
+seven rows have the same values (all exact) and s/net within load noise (width 5: 0.10, 0.60,
+5.07; width 10: 0.59, 1.86; width 15: 2.39, 7.55). Float wrong on 166 of the 175 proved values,
+never above a proved lower bound. The five intervals: width 10 depth 6 seed 12 (487..489), width
+15 depth 6 seeds 12 (1106..1109), 14 (1101..1105), 17 (1106..1109), 19 (1105..1140). Seed 12 of
+width 10 depth 6: its two open column relations are proved by the new search, but in 73 and 50 s
+(200,000 nodes), beyond the 10 s budget per phase. Seed 19 of width 15 depth 6 had the proved
+upper bound 1124 in the 81f5a5f run and 1140 here; re-run at 7e4289b in its own process it is
+1105..1124 four times (alone, beside a second copy, after seed 18 in the same process; 74 CPU s
+each) and 1106..1118 at ``--lp-budget 60`` (273 CPU s). Which facts a CPU-second budget reaches
+depends on how much work a CPU second does on this shared machine; the wall-clock time of this run
+(90.8 s against 72) says it did less here.
+
 Previous run (2026-12-04, commit 25bd5a0: refutation points proposed deep inside the LP point's
 activation pattern (``margin_point``: the pattern frozen, a float LP maximises the smallest
 margin, exact evaluation disposes) for the never-positive / never-both-active branch and bound
