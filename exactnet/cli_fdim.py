@@ -2,7 +2,8 @@
 
 Prints the rank of the parameter Jacobian over every activation region
 (:mod:`exactnet.fdim`), the bound ``D - N``, whether the value is exact or a proved lower
-bound, and the dead / stably active neurons. With ``--certificate OUT`` and rank
+bound, and the dead / stably active neurons; for a proved interval, the LP facts left open
+within ``--lp-budget`` (``undecided_facts``: the reason for the gap). With ``--certificate OUT`` and rank
 ``D - N`` it writes a ``LOCALLY-IDENTIFIABLE`` certificate (checked by the independent
 checker before it is written). Exit code 0 on success (whatever the rank), 2 on a user error.
 """
@@ -77,7 +78,7 @@ def _print_result(args, res, out: dict, cert_path: str | None) -> None:
         print(f"functional dimension  {res.functional_dimension if res.functional_dimension is not None else 'undefined'} ({res.status})")
         print(f"bound                 D - N = {res.bound}  (D = {res.parameters}, N = {res.hidden_neurons})")
         if res.upper_bound < res.bound:
-            print(f"proved upper bound    {res.upper_bound} (dead / stably active neurons)")
+            print(f"proved upper bound    {res.upper_bound} (D minus the rank of the proved kernel; see the note)")
         print(f"points                {len(res.points)} from {res.point_source}"
               f"{' (every region)' if res.complete else ''}")
         print(f"locally identifiable  {'yes' if res.locally_identifiable else 'not shown'}")
@@ -85,6 +86,10 @@ def _print_result(args, res, out: dict, cert_path: str | None) -> None:
             print(f"deficient neuron      {d['name']} {d['reason']} ({d['scope']})")
         if res.note:
             print(f"note                  {res.note}")
+        for u in res.undecided[:10]:
+            print(f"undecided fact        {u}")
+        if len(res.undecided) > 10:
+            print(f"undecided fact        ... and {len(res.undecided) - 10} more (all of them in --json)")
         if cert_path:
             print(f"wrote the certificate to {cert_path}", file=sys.stderr)
 

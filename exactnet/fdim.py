@@ -92,6 +92,8 @@ shift of a stably active neuron.
 (3c) Still below ``U``: *sensitivity relations on a column* (:mod:`exactnet.fdim_columns`): the
 weights out of one neuron along a direction ``v`` with ``sum_i v_i d f/d z_(l,i) = 0`` wherever
 that neuron is active, proved by branch and bound over the patterns of the upper layers.
+A candidate fact of (3)-(3c) that its CPU budget leaves neither proved nor refuted is not used;
+when the answer stays an interval, ``FdimResult.undecided`` names each one (the reason for the gap).
 (3d) Still below ``U``: the *crossing walk* (:func:`crossing_points`): sampled points (the LP
 witnesses included) stepped just across their nearest bent hyperplanes, proposals in float64
 whose patterns are then computed exactly; it finds small regions next to seen ones that
@@ -1004,7 +1006,7 @@ def margin_point(net: Network, pattern: dict, top: int, more=None) -> list[fmpq]
     return [fmpq(*float(t).as_integer_ratio()) for t in res.x[:n0]]
 
 
-def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list, list]:
+def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | None = None) -> tuple[list, list]:
     """The candidates whose proofs all succeed, and the exact points of refutations.
 
     ``proofs(candidate, nodes)`` yields the ``(ok, x)`` results of its branch-and-bound proofs
@@ -1014,30 +1016,62 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int) -> tuple[list
     seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
     not shrink the budget the way they shrink a wall-clock one, so the same network nearly always
     gets the same facts), and a proof of the third pass stops (undecided) when the budget is spent.
+    ``left``: when given, receives the candidates neither proved nor refuted (undecided, or not
+    reached within the budget), in their input order: the reason a gap stays open.
     """
     t0 = time.process_time()
     proved, witnesses = [], []
-    todo = list(candidates)
+    cands = list(candidates)
+    todo = list(range(len(cands)))  # indices: a candidate may be unhashable (relations are lists)
+    settled: set = set()
     for npass, nodes in enumerate((max_nodes, 16 * max_nodes, 128 * max_nodes)):
         undecided = []
         token = _DEADLINE.set(t0 + budget if npass == 2 else None)
         try:
-            for cand in todo:
+            for i in todo:
                 if time.process_time() - t0 > budget:
                     break
-                for ok, x in proofs(cand, nodes):
+                for ok, x in proofs(cands[i], nodes):
                     if x is not None:
                         witnesses.append(x)
                     if not ok:
                         if ok is None:
-                            undecided.append(cand)
+                            undecided.append(i)
+                        else:
+                            settled.add(i)
                         break
                 else:
-                    proved.append(cand)
+                    proved.append(cands[i])
+                    settled.add(i)
         finally:
             _DEADLINE.reset(token)
         todo = undecided
+    if left is not None:
+        left.extend(cands[i] for i in range(len(cands)) if i not in settled)
     return proved, witnesses
+
+
+#: Kinds of LP facts, in the order functional_dimension tries them (keys of its ``left`` lists).
+_LEFT_KINDS = ("sign", "pair", "same", "need", "relation", "column")
+
+
+def _undecided_labels(left: dict[str, list], depth: int) -> list[str]:
+    """One readable line per LP fact that :func:`_prove_each` left neither proved nor refuted."""
+    out = []
+    for k, s in left["sign"]:
+        out.append(f"{neuron_label(*k)} {'dead' if s == -1 else 'stably active'}?")
+    for b, a in left["pair"]:
+        out.append(f"{neuron_label(*b)} and {neuron_label(*a)} never both active?")
+    for a, b, j in left["same"]:
+        out.append(f"{neuron_label(depth - 1, a)} and {neuron_label(depth - 1, b)} never of opposite signs where "
+                   f"{neuron_label(depth - 2, j)} is active?")
+    for l, a in left["need"]:
+        out.append(f"{neuron_label(l, a)} active wherever a successor is?")
+    for k, _c in left["relation"]:
+        out.append(f"an affine relation among the inputs of {neuron_label(*k)} wherever it is active?")
+    for k, l, _v in left["column"]:
+        out.append(f"a relation of the sensitivities of {neuron_label(*k)}'s column into layer {l}?")
+    return out
 
 
 #: CPU-time deadline (``time.process_time``) of the branch-and-bound proofs in progress, or None.
@@ -1045,7 +1079,7 @@ _DEADLINE: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_deadli
 
 
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,
-                         max_nodes: int = 60) -> tuple[frozenset, list]:
+                         max_nodes: int = 60, left: list | None = None) -> tuple[frozenset, list]:
     """Pairs ``((l,i), (l-1,j))`` proved never both positive (exact LP certificates), and witness points."""
     if importlib.util.find_spec("scipy") is None:
         return frozenset(), []
@@ -1053,12 +1087,12 @@ def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0
     def proofs(pair, nodes):
         b, a = pair
         yield _neuron_never_positive(net, b, 1, set(dead), set(active), max_nodes=nodes, partner=a)
-    proved, witnesses = _prove_each(pairs, proofs, budget, max_nodes)
+    proved, witnesses = _prove_each(pairs, proofs, budget, max_nodes, left)
     return frozenset(proved), witnesses
 
 
 def prove_same_where_active(net: Network, triples, dead, active, budget: float = 10.0,
-                            max_nodes: int = 60) -> tuple[frozenset, list]:
+                            max_nodes: int = 60, left: list | None = None) -> tuple[frozenset, list]:
     """Triples ``(a, b, j)`` (``a, b`` in layer ``L-1``, ``j`` in ``L-2``) proved: wherever ``z_j > 0``,
     ``z_a`` and ``z_b`` do not have opposite strict signs (two exact branch-and-bound proofs each)."""
     if importlib.util.find_spec("scipy") is None or net.depth < 3:
@@ -1072,12 +1106,12 @@ def prove_same_where_active(net: Network, triples, dead, active, budget: float =
                 continue  # that sign combination is impossible already
             yield _neuron_never_positive(net, (L - 1, a), sa, set(dead), set(active), max_nodes=nodes,
                                          partner=(L - 2, j), extra=[((L - 1, b), -sa)])
-    proved, witnesses = _prove_each(triples, proofs, budget, max_nodes)
+    proved, witnesses = _prove_each(triples, proofs, budget, max_nodes, left)
     return frozenset(proved), witnesses
 
 
 def prove_constant_signs(net: Network, candidates_dead, candidates_active, budget: float = 10.0,
-                         max_nodes: int = 60) -> tuple[frozenset, frozenset, list]:
+                         max_nodes: int = 60, left: list | None = None) -> tuple[frozenset, frozenset, list]:
     """Neurons proved dead (``z <= 0`` on ``R^n0``) / stably active (``z >= 0``) among the candidates.
 
     Candidates are processed layer by layer, so that facts proved for earlier layers fix
@@ -1099,7 +1133,7 @@ def prove_constant_signs(net: Network, candidates_dead, candidates_active, budge
         yield ok, x
         (active if s == 1 else dead).add(k)  # reached only when proved: later proofs use the fact
 
-    proved, witnesses = _prove_each(todo, proofs, budget, max_nodes)
+    proved, witnesses = _prove_each(todo, proofs, budget, max_nodes, left)
     return (frozenset(k for k, s in proved if s == -1), frozenset(k for k, s in proved if s == 1),
             witnesses)
 
@@ -1144,7 +1178,7 @@ def relation_candidates(net: Network, points: Sequence[Sequence[fmpq]], skip: fr
 
 
 def prove_relations_where_active(net: Network, candidates, dead, active, budget: float = 10.0,
-                                 max_nodes: int = 60) -> tuple[list, list]:
+                                 max_nodes: int = 60, left: list | None = None) -> tuple[list, list]:
     """Candidates ``((l, i), c)`` proved: ``sum_j c_j h_(l-1,j)(x) + c_last = 0`` wherever ``z_(l,i)(x) > 0``.
 
     Two exact branch-and-bound proofs each (:func:`_neuron_never_positive` with ``relation`` ``c``
@@ -1159,11 +1193,11 @@ def prove_relations_where_active(net: Network, candidates, dead, active, budget:
         for sg in (1, -1):
             yield _neuron_never_positive(net, k, 1, set(dead), set(active), max_nodes=nodes,
                                          relation=[sg * v for v in c])
-    return _prove_each(candidates, proofs, budget, max_nodes)
+    return _prove_each(candidates, proofs, budget, max_nodes, left)
 
 
 def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant, budget: float = 10.0,
-                              max_nodes: int = 60) -> tuple[frozenset, list]:
+                              max_nodes: int = 60, left: list | None = None) -> tuple[frozenset, list]:
     """Hidden neurons ``(l, a)``, ``l <= L - 2``, proved active wherever a successor that matters is.
 
     For every ``k`` with ``W_(l+1)[k,a] != 0`` and ``(l+1,k)`` not in ``irrelevant``, one exact
@@ -1184,7 +1218,7 @@ def prove_active_where_needed(net: Network, candidates, dead, active, irrelevant
                 return
             yield _neuron_never_positive(net, (l + 1, k), 1, set(dead), set(active), max_nodes=nodes,
                                          extra=[((l, a), -1)])
-    proved, witnesses = _prove_each(candidates, proofs, budget, max_nodes)
+    proved, witnesses = _prove_each(candidates, proofs, budget, max_nodes, left)
     return frozenset(proved), witnesses
 
 
@@ -1225,6 +1259,7 @@ class FdimResult:
     upper_bound: int = 0
     note: str = ""
     kernel_vectors: list = field(default_factory=list, repr=False)  # proved: J(z) v = 0 for all z
+    undecided: list[str] = field(default_factory=list)  # LP facts left open when the value is an interval
 
     def certificate_points(self) -> list[list[fmpq]]:
         """The points whose Jacobian rows carry the nonzero ``(D-N) x (D-N)`` minor."""
@@ -1252,6 +1287,7 @@ class FdimResult:
             "minor_points": [[q_str(v) for v in p] for p in self.certificate_points()] if self.locally_identifiable else [],
             "seconds": round(self.seconds, 4),
             "note": self.note,
+            "undecided_facts": self.undecided,
         }
 
 
@@ -1420,6 +1456,7 @@ def functional_dimension(
         if not (found and absorb(_with_neighbours(net, found))):
             break
     lp_note = ""
+    left: dict[str, list] | None = None  # the LP facts neither proved nor refuted, by kind
     if st["r"] < upper and prove_signs and net.depth > 2 and pts:
         # Suspects: hidden neurons never / always active on the sample, not yet known structurally.
         known = {(d["layer"], d["index"]) for d in structural}
@@ -1427,7 +1464,8 @@ def functional_dimension(
               if not obs_any[l - 1][i] and (l, i) not in known]
         ca = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
               if obs_all[l - 1][i] and (l, i) not in known]
-        pdead, pact, wit = prove_constant_signs(net, cd, ca, budget=sign_budget)
+        left = {k: [] for k in _LEFT_KINDS}
+        pdead, pact, wit = prove_constant_signs(net, cd, ca, budget=sign_budget, left=left["sign"])
         if wit:
             absorb(_with_neighbours(net, wit))
         pairs = []
@@ -1437,7 +1475,7 @@ def functional_dimension(
                 for j in range(A_[l - 1]):
                     if not coact[l - 1][i, j] and not {(l, i), (l - 1, j)} & (dd | irr):
                         pairs.append(((l, i), (l - 1, j)))
-        pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget)
+        pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget, left=left["pair"])
         if wit2:
             absorb(_with_neighbours(net, wit2))
         psame: frozenset = frozenset()
@@ -1448,7 +1486,7 @@ def functional_dimension(
             triples = [(a, b, j) for j in range(A_[L_ - 2]) if (L_ - 2, j) not in dd
                        for a in ok_n for b in ok_n if a < b and not differ[0][j, a, b]
                        and ((L_ - 1, a), (L_ - 2, j)) not in pco and ((L_ - 1, b), (L_ - 2, j)) not in pco]
-            psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget)
+            psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget, left=left["same"])
             if wit3:
                 absorb(_with_neighbours(net, wit3))
         pneed: frozenset = frozenset()
@@ -1464,7 +1502,8 @@ def functional_dimension(
                 if succ and all(z[l - 1][a] > 0 for z in zs if any(z[l][k] > 0 for k in succ)):
                     cand_need.append((l, a))
         if cand_need:
-            pneed, wit5 = prove_active_where_needed(net, cand_need, dd, aa, irr_x, budget=sign_budget)
+            pneed, wit5 = prove_active_where_needed(net, cand_need, dd, aa, irr_x, budget=sign_budget,
+                                                    left=left["need"])
             if wit5:
                 absorb(_with_neighbours(net, wit5))
         if pdead or pact or pco or psame or pneed:
@@ -1481,7 +1520,9 @@ def functional_dimension(
             for cand in cands:
                 if _kernel_rank_lower(kvecs + relation_vectors(net, useful + [cand]), D) > base + len(useful):
                     useful.append(cand)
-            proved, wit4 = prove_relations_where_active(net, useful, dd, aa, budget=sign_budget)
+            left["relation"] = []  # only the last round's candidates are still open
+            proved, wit4 = prove_relations_where_active(net, useful, dd, aa, budget=sign_budget,
+                                                        left=left["relation"])
             if proved:
                 prel += proved
                 kvecs = kvecs + relation_vectors(net, proved)
@@ -1501,7 +1542,7 @@ def functional_dimension(
             # the columns into the top layers first: their branch and bound fixes fewer layers and
             # is far cheaper, so the CPU budget is not spent on a few deep ones before them
             useful.sort(key=lambda cand: -cand[1])
-            pcol, wit6 = prove_column_relations(net, useful, dd, aa, budget=sign_budget)
+            pcol, wit6 = prove_column_relations(net, useful, dd, aa, budget=sign_budget, left=left["column"])
             if pcol:
                 kvecs = kvecs + column_vectors(net, pcol)
                 upper = D - _kernel_rank_lower(kvecs, D)
@@ -1594,6 +1635,13 @@ def functional_dimension(
     deficient = structural + [d for d in deficient if (d["layer"], d["index"], d["reason"]) not in have]
     deficient.sort(key=lambda d: (d["layer"], d["index"], d["reason"]))
     note += region_note
+    undecided = _undecided_labels(left, net.depth) if left is not None and status != "exact" else []
+    if undecided:
+        note += (f"; {len(undecided)} candidate facts neither proved nor refuted within the LP budget "
+                 f"({sign_budget:g} CPU s per phase; a larger budget may close the gap)")
+    elif status != "exact" and left is not None:
+        note += "; every candidate fact was decided (the gap is a region the sample missed, or a kernel " \
+                "direction no proof rule covers)"
     if upper < bound:
         note += f"; structural kernel gives the proved upper bound {upper} < D - N"
     if not bound_valid:
@@ -1616,6 +1664,7 @@ def functional_dimension(
         upper_bound=upper,
         note=note,
         kernel_vectors=kvecs,
+        undecided=undecided,
     )
 
 

@@ -232,7 +232,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
 
 
 def prove_column_relations(net: Network, candidates, dead, active, budget: float = 10.0,
-                           max_nodes: int = 5000) -> tuple[list, list]:
+                           max_nodes: int = 5000, left: list | None = None) -> tuple[list, list]:
     """The proved candidates and exact refuting points (see :func:`prove_column_relation`)."""
     if importlib.util.find_spec("scipy") is None:
         return [], []
@@ -244,7 +244,7 @@ def prove_column_relations(net: Network, candidates, dead, active, budget: float
         neuron, l, v = cand
         yield prove_column_relation(net, neuron, l, v, set(dead), set(active), max_nodes=nodes,
                                     deadline=deadline)
-    return _prove_each(candidates, proofs, budget, max_nodes)
+    return _prove_each(candidates, proofs, budget, max_nodes, left)
 
 
 def column_vectors(net: Network, proved) -> list[list[fmpq]]:
