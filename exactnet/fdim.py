@@ -1067,10 +1067,12 @@ def _undecided_labels(left: dict[str, list], depth: int) -> list[str]:
                    f"{neuron_label(depth - 2, j)} is active?")
     for l, a in left["need"]:
         out.append(f"{neuron_label(l, a)} active wherever a successor is?")
-    for k, _c in left["relation"]:
-        out.append(f"an affine relation among the inputs of {neuron_label(*k)} wherever it is active?")
-    for k, l, _v in left["column"]:
-        out.append(f"a relation of the sensitivities of {neuron_label(*k)}'s column into layer {l}?")
+    for k, c in left["relation"]:
+        on = [neuron_label(k[0] - 1, j) for j, cj in enumerate(c[:-1]) if cj] + (["1"] if c[-1] else [])
+        out.append(f"an affine relation of {', '.join(on)} wherever {neuron_label(*k)} is active?")
+    for k, l, v in left["column"]:
+        on = ", ".join(neuron_label(l, i) for i, vi in enumerate(v) if vi)
+        out.append(f"a relation of the sensitivities of {on} on {neuron_label(*k)}'s column into layer {l}?")
     return out
 
 

@@ -18,8 +18,9 @@ LABEL = re.compile(r"^(\(\d+,\d+\) (dead|stably active)\?"
                    r"|\(\d+,\d+\) and \(\d+,\d+\) never both active\?"
                    r"|\(\d+,\d+\) and \(\d+,\d+\) never of opposite signs where \(\d+,\d+\) is active\?"
                    r"|\(\d+,\d+\) active wherever a successor is\?"
-                   r"|an affine relation among the inputs of \(\d+,\d+\) wherever it is active\?"
-                   r"|a relation of the sensitivities of \(\d+,\d+\)'s column into layer \d+\?)$")
+                   r"|an affine relation of (\(\d+,\d+\)|1)(, (\(\d+,\d+\)|1))* wherever \(\d+,\d+\) is active\?"
+                   r"|a relation of the sensitivities of \(\d+,\d+\)(, \(\d+,\d+\))* on \(\d+,\d+\)'s column "
+                   r"into layer \d+\?)$")
 
 
 def test_left_holds_exactly_the_candidates_neither_proved_nor_refuted():
