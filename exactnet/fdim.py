@@ -1702,9 +1702,18 @@ def certify_local(net: Network, **kw) -> "CertifyResult":  # noqa: F821
     from .certify import CertifyResult
 
     res = functional_dimension(net, **kw)
-    details = {"functional_dimension": res.functional_dimension, "bound": res.bound}
+    details = {"functional_dimension": res.functional_dimension, "bound": res.bound, "upper_bound": res.upper_bound,
+               "undecided_facts": res.undecided}
     if not res.locally_identifiable:
-        why = [f"Jacobian rank {res.functional_dimension} ({res.status}) below D - N = {res.bound}"]
+        if res.status == "lower-bound":
+            why = [f"Jacobian rank proved between {res.functional_dimension} and {res.upper_bound}"
+                   + (f", so below D - N = {res.bound}" if res.upper_bound < res.bound
+                      else f"; whether it reaches D - N = {res.bound} is not decided")]
+            if res.undecided:
+                why.append(f"{len(res.undecided)} LP facts left open within the budget "
+                           "(exactnet fdim --json lists them as undecided_facts)")
+        else:
+            why = [f"Jacobian rank {res.functional_dimension} ({res.status}) below D - N = {res.bound}"]
         if res.deficient:
             why.append("deficient neurons: " + ", ".join(f"{d['name']} {d['reason']}" for d in res.deficient))
         return CertifyResult("UNDECIDED", None, "; ".join(why), details=details)

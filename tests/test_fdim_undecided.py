@@ -95,3 +95,15 @@ def test_the_cli_prints_the_open_facts(tmp_path):
     assert shown[:10] == out["undecided_facts"][:10]
     if len(out["undecided_facts"]) > 10:
         assert shown[10] == f"... and {len(out['undecided_facts']) - 10} more (all of them in --json)"
+
+
+def test_certify_gives_the_interval_and_the_open_facts_as_its_reason():
+    from exactnet.fdim import certify_local
+
+    net = random_network((5,) * 6 + (1,), seed=5)
+    res = certify_local(net, use_regions=False, seed=5, sign_budget=1e-9)
+    assert res.verdict == "UNDECIDED" and res.certificate is None
+    lo, hi = res.details["functional_dimension"], res.details["upper_bound"]
+    assert lo < hi and f"Jacobian rank proved between {lo} and {hi}" in res.reason
+    n = len(res.details["undecided_facts"])
+    assert n > 0 and f"{n} LP facts left open within the budget" in res.reason
