@@ -63,10 +63,14 @@ modulo a prime ``p < 2^31`` (:class:`ModularJacobian`), rank modulo ``p`` grown 
 end): a nonzero minor modulo ``p`` is a nonzero rational minor, so the rank is a proved lower
 bound; when it equals ``U`` it is exact and no region is needed. (2b) Still below ``U``: a
 *directed search* (:mod:`exactnet.fdim_ascent`) for the hidden neurons never / always active on the
-sample and the adjacent pairs never active together: float subgradient ascent of their margins
-proposes points, exact evaluation keeps those that satisfy a goal (rounds while the rank grows,
-at most ``ascent_rounds``). A deep neuron's active set can be large yet missed by every Gaussian
-point and line; only raises the lower bound. (3) Otherwise the hidden neurons never /
+sample, the adjacent pairs never active together and (one output) the last-hidden-layer pairs never
+seen with opposite signs where a neuron of the layer below is active (the candidates of (3)'s
+"same activation" facts): float subgradient ascent of their margins proposes points, exact
+evaluation keeps those that satisfy a goal (rounds while the rank grows, at most
+``ascent_rounds``; a round that adds nothing is retried once at the larger effort of
+:data:`ASCENT_EFFORTS`). A deep neuron's active set can be large yet missed by every Gaussian
+point and line; only raises the lower bound. Every point it finds also removes a false candidate
+fact before (3) spends LP budget on it. (3) Otherwise the hidden neurons never /
 always active on the sample, and the adjacent pairs never both active, are proved (or
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
@@ -1051,6 +1055,12 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     return proved, witnesses
 
 
+#: ``(starts, steps)`` per goal of the directed search (2b): the first level while rounds add rows,
+#: then the next one for the goals still open (4x the starts and 3x the steps: the goals that need it are few).
+ASCENT_EFFORTS = ((48, 80), (192, 240))
+#: At most this many goals of the last-layer pairs never seen of opposite signs, per round of (2b).
+MAX_TRIPLE_GOALS = 512
+
 #: Kinds of LP facts, in the order functional_dimension tries them (keys of its ``left`` lists).
 _LEFT_KINDS = ("sign", "pair", "same", "need", "relation", "column")
 
@@ -1446,7 +1456,10 @@ def functional_dimension(
         k += 1
         stale = 0 if grew else stale + 1
     # (2b) Still below U: directed search (:mod:`exactnet.fdim_ascent`) for the neurons never / always
-    # active on the sample and the adjacent pairs never active together, while the rank grows.
+    # active on the sample, the adjacent pairs never active together and (one output) the last-layer
+    # pairs never of opposite signs where a neuron below is active, while the rank grows; a round
+    # that adds nothing is retried once with the larger effort of ASCENT_EFFORTS (on fewer goals).
+    level = 0
     for around in range(ascent_rounds if net.depth > 2 and pts else 0):
         if st["r"] >= upper:
             break
@@ -1454,9 +1467,18 @@ def functional_dimension(
         goals += [[(l, i, -1)] for l in range(1, net.depth) for i in range(A_[l]) if obs_all[l - 1][i]]
         goals += [[(l, i, 1), (l - 1, j, 1)] for l in range(2, net.depth) for i in range(A_[l])
                   for j in range(A_[l - 1]) if not coact[l - 1][i, j] and obs_any[l - 1][i] and obs_any[l - 2][j]]
-        found = ascent_points(net, goals, seed=seed * 1000 + 700 + around)
+        if track_same:
+            L_, WL = net.depth, net.weights(net.depth)[0]
+            nz = [i for i in range(A_[L_ - 1]) if WL[i] != 0 and obs_any[L_ - 2][i]]
+            goals += [[(L_ - 2, j, 1), (L_ - 1, a, sa), (L_ - 1, b, -sa)] for j in range(A_[L_ - 2])
+                      if obs_any[L_ - 3][j] for a in nz for b in nz if a < b and not differ[0][j, a, b]
+                      for sa in (1, -1)][:MAX_TRIPLE_GOALS]
+        starts, steps = ASCENT_EFFORTS[level]
+        found = ascent_points(net, goals, starts=starts, steps=steps, seed=seed * 1000 + 700 + around)
         if not (found and absorb(_with_neighbours(net, found))):
-            break
+            if level + 1 == len(ASCENT_EFFORTS):
+                break
+            level += 1
     lp_note = ""
     left: dict[str, list] | None = None  # the LP facts neither proved nor refuted, by kind
     if st["r"] < upper and prove_signs and net.depth > 2 and pts:

@@ -9,7 +9,8 @@ parameters look like kernel directions, and the sampled rank stays below the tru
 (the proved upper bound stays where it is, since the neuron is not dead).
 
 Here each *goal* is a set of conditions ``s * z_(l,i)(x) > 0`` (one neuron never seen active or
-never seen inactive, or two neurons never seen active together). Batched projected
+never seen inactive, two neurons never seen active together, or a neuron active with two of the
+next layer's neurons of opposite signs). Batched projected
 subgradient ascent in float64 maximises the smallest of the goal's margins from random starts
 in boxes of several radii; it moves along the input gradient of the smallest margin, which
 inside one activation region is exact and constant, so the iterates cross into neighbouring

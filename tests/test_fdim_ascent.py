@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,8 @@ def test_every_point_satisfies_its_goal_exactly(seed, width, depth, data):
         goal = [(l, data.draw(st.integers(0, width - 1)), data.draw(st.sampled_from((1, -1))))]
         if l > 1 and data.draw(st.booleans()):
             goal.append((l - 1, data.draw(st.integers(0, width - 1)), 1))
+            if data.draw(st.booleans()):  # a neuron of layer l with the other sign (the pair goals of (2b))
+                goal.append((l, data.draw(st.integers(0, width - 1)), -goal[0][2]))
         goals.append(goal)
     pts = ascent_points(net, goals, starts=12, steps=20, seed=seed)
     assert len(pts) <= len(goals)
@@ -71,3 +74,21 @@ def test_directed_search_closes_an_interval_without_lp():
     after = functional_dimension(net, **kw)
     assert (before.status, before.functional_dimension, before.upper_bound) == ("lower-bound", 399, 401)
     assert (after.status, after.functional_dimension) == ("exact", 401)
+
+
+@pytest.mark.slow
+def test_pair_goals_and_a_second_effort_close_deep_intervals(monkeypatch):
+    # (15,)*6+(1,) seed 12: the last-hidden-layer pairs never seen of opposite signs where a layer-4
+    # neuron is active were LP candidates that used up the budget (1106..1109). As goals of the
+    # directed search, with a second, larger effort for the goals still open, they are refuted by
+    # points; the network is exact (both bounds proved). Without them it stays an interval.
+    import exactnet.fdim as fdim
+
+    net = random_network((15,) * 6 + (1,), seed=12)
+    after = functional_dimension(net, use_regions=False, seed=12)
+    assert (after.status, after.functional_dimension) == ("exact", after.upper_bound)
+    monkeypatch.setattr(fdim, "MAX_TRIPLE_GOALS", 0)
+    monkeypatch.setattr(fdim, "ASCENT_EFFORTS", fdim.ASCENT_EFFORTS[:1])
+    before = functional_dimension(net, use_regions=False, seed=12)
+    assert before.status == "lower-bound" and before.undecided
+    assert before.functional_dimension < after.functional_dimension <= before.upper_bound
