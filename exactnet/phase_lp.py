@@ -175,10 +175,11 @@ class PhaseLP:
 
     def _closes(self, vec, lower_sign: int, infeasible: bool, lo, up, flips=(1, -1)) -> bool:
         """The exact check on the supports that the float vector ``vec`` (a dual ray or the row duals)
-        proposes: its entries above ``1e-9``, then above ``1e-9`` and ``1e-6`` times its largest entry.
-        A float noise entry kept by the first threshold (seen: ``3e-14`` .. ``1e-7`` beside entries near
-        ``100``) can make the exact solve on that support fail; the smaller supports are proposals
-        too, each checked exactly. ``lower_sign``: the sign of an entry that names a row's lower side."""
+        proposes: its entries above ``1e-9``, then above ``1e-9``, ``1e-6`` and ``1e-13`` times its
+        largest entry. A float noise entry kept by the first threshold (seen: ``3e-14`` .. ``1e-7``
+        beside entries near ``100``) can make the exact solve on that support fail, and the first
+        threshold can drop a tiny true entry of a vector with small entries (the last cut keeps it);
+        each support is only a proposal, checked exactly. ``lower_sign``: the sign of an entry that names a row's lower side."""
         np = self.np
         big = float(np.abs(vec).max()) if len(vec) else 0.0
         tried = set()
