@@ -34,7 +34,35 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
-Last run (2026-12-05, commit 81f5a5f). Since the previous run: the directed search for suspects
+Latest run (2026-12-05, commit 0c13a9c): since the re-run at 7e4289b below, the directed search
+(2b) also aims at the last-hidden-layer pairs never seen of opposite signs where a neuron of the
+layer below is active (the candidates of the "same activation" LP facts), and retries the goals
+still open once at 4x the starts and 3x the steps. Same options (``--count 20``, no per-row cap, the
+default LP budget of 10 CPU s per phase, width 5 with ``--regions-timeout 300``), two processes on
+the 2 cores, no other job. **178 of 180 networks exact**::
+
+    | arch (depth L) | D | D-N | nets | exact (reached proved bound / complex) | lower bounds | mean rank | mean proved upper | float: mean rank | float wrong (exact rows) | float > lb | certificates checked (s each) | s/net mean (max) |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | 5,5,5,5,1 (4) | 96 | 81 | 20 | 20 / 0 | 0 | 75.0 | 75.0 | 66.0 | 19/20 | 0/0 | 2/2 (0.10) | 0.15 (0.37) |
+    | 10,10,10,10,1 (4) | 341 | 311 | 20 | 20 / 0 | 0 | 303.1 | 303.1 | 296.7 | 16/20 | 0/0 | - | 0.59 (1.30) |
+    | 15,15,15,15,1 (4) | 736 | 691 | 20 | 20 / 0 | 0 | 678.8 | 678.8 | 669.1 | 18/20 | 0/0 | - | 2.10 (7.81) |
+    | 5,5,5,5,5,1 (5) | 126 | 106 | 20 | 19 / 1 | 0 | 94.5 | 94.7 | 77.0 | 19/20 | 0/0 | 1/1 (0.17) | 0.68 (7.58) |
+    | 10,10,10,10,10,1 (5) | 451 | 411 | 20 | 20 / 0 | 0 | 400.8 | 400.8 | 378.7 | 19/20 | 0/0 | - | 1.94 (9.14) |
+    | 15,15,15,15,15,1 (5) | 976 | 916 | 20 | 20 / 0 | 0 | 903.0 | 903.0 | 873.9 | 20/20 | 0/0 | - | 5.48 (15.75) |
+    | 5,5,5,5,5,5,1 (6) | 156 | 131 | 20 | 16 / 4 | 0 | 108.0 | 108.5 | 82.5 | 20/20 | 0/0 | - | 4.86 (35.59) |
+    | 10,10,10,10,10,10,1 (6) | 561 | 511 | 20 | 19 / 0 | 1 | 495.8 | 495.9 | 452.4 | 19/19 | 0/1 | - | 8.60 (38.81) |
+    | 15,15,15,15,15,15,1 (6) | 1216 | 1141 | 20 | 19 / 0 | 1 | 1116.8 | 1117.5 | 1053.8 | 19/19 | 0/1 | - | 27.20 (94.60) |
+
+Against 7e4289b: width 15 depth 6 16 -> **19 / 20** (seeds 12, 14, 17 now 1108, 1105, 1109; s/net
+34.2 -> 27.2); the other rows have the same values. Time per network is lower on the width-15
+rows (depth 5 7.55 -> 5.48 s) and higher on width 10 depth 6 (7.42 -> 8.60 s: seed 12, still
+487..489, took 38.8 s instead of 27.9; in its own process 33.6 CPU s, against 27.0 with the first
+ascent effort only and 27.3 without the new goals, so the second effort costs it about 6.6 s). Float wrong on 169 of the 178
+proved values, never above a proved lower bound. The two intervals: width 10 depth 6 seed 12
+(487..489: two true column relations that need 73 and 50 CPU s, see below) and width 15 depth 6
+seed 19 (1108..1124; in its own process 67 LP facts left open, listed by ``FdimResult.undecided``).
+
+Earlier the same day, commit 81f5a5f. Since the previous run: the directed search for suspects
 (step 2b, ``fdim_ascent``), the branch-and-bound node LPs in one warm-started HiGHS model per
 proof (``phase_lp``) with a third pass at 128x the nodes, the review's fix of the exact check (only
 the node's own sides; 18ffd9a), exact checks on supports cut relative to the float vector's
