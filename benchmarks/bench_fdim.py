@@ -59,8 +59,10 @@ rows (depth 5 7.55 -> 5.48 s) and higher on width 10 depth 6 (7.42 -> 8.60 s: se
 487..489, took 38.8 s instead of 27.9; in its own process 33.6 CPU s, against 27.0 with the first
 ascent effort only and 27.3 without the new goals, so the second effort costs it about 6.6 s). Float wrong on 169 of the 178
 proved values, never above a proved lower bound. The two intervals: width 10 depth 6 seed 12
-(487..489: two true column relations that need 73 and 50 CPU s, see below) and width 15 depth 6
-seed 19 (1108..1124; in its own process 67 LP facts left open, listed by ``FdimResult.undecided``).
+(487..489: two true column relations that need 73 and 50 CPU s, see below; with ``--lp-budget 150``
+exactly 487 in 181.7 CPU s) and width 15 depth 6 seed 19 (1108..1124; in its own process 67 LP
+facts left open, listed by ``FdimResult.undecided``; with ``--lp-budget 60`` 1108..1117, 33 open,
+331 CPU s).
 
 Earlier the same day, commit 81f5a5f. Since the previous run: the directed search for suspects
 (step 2b, ``fdim_ascent``), the branch-and-bound node LPs in one warm-started HiGHS model per
