@@ -1443,6 +1443,14 @@ def functional_dimension(
         st["r"] = r_new
         return grew
 
+    def unseen_triples(keep_last, keep_below) -> list[tuple[int, int, int]]:
+        """``(a, b, j)``: last-hidden-layer neurons ``a < b`` of ``keep_last`` never seen with opposite
+        signs where neuron ``j`` (of the layer below, ``keep_below(j)``) is active (one output only)."""
+        L_, WL = net.depth, net.weights(net.depth)[0]
+        ok_n = [i for i in range(A_[L_ - 1]) if WL[i] != 0 and keep_last(i)]
+        return [(a, b, j) for j in range(A_[L_ - 2]) if keep_below(j)
+                for a in ok_n for b in ok_n if a < b and not differ[0][j, a, b]]
+
     def first_want() -> int:  # enough rows for the bound with a margin (the rank costs grow with the rows)
         return min(2 * D, (11 * upper) // (10 * m) + 32, limit)
 
@@ -1468,10 +1476,9 @@ def functional_dimension(
         goals += [[(l, i, 1), (l - 1, j, 1)] for l in range(2, net.depth) for i in range(A_[l])
                   for j in range(A_[l - 1]) if not coact[l - 1][i, j] and obs_any[l - 1][i] and obs_any[l - 2][j]]
         if track_same:
-            L_, WL = net.depth, net.weights(net.depth)[0]
-            nz = [i for i in range(A_[L_ - 1]) if WL[i] != 0 and obs_any[L_ - 2][i]]
-            goals += [[(L_ - 2, j, 1), (L_ - 1, a, sa), (L_ - 1, b, -sa)] for j in range(A_[L_ - 2])
-                      if obs_any[L_ - 3][j] for a in nz for b in nz if a < b and not differ[0][j, a, b]
+            L_ = net.depth
+            goals += [[(L_ - 2, j, 1), (L_ - 1, a, sa), (L_ - 1, b, -sa)]
+                      for a, b, j in unseen_triples(lambda i: obs_any[L_ - 2][i], lambda j: obs_any[L_ - 3][j])
                       for sa in (1, -1)][:MAX_TRIPLE_GOALS]
         starts, steps = ASCENT_EFFORTS[level]
         found = ascent_points(net, goals, starts=starts, steps=steps, seed=seed * 1000 + 700 + around)
@@ -1505,11 +1512,9 @@ def functional_dimension(
         psame: frozenset = frozenset()
         if track_same:
             L_ = net.depth
-            WL = net.weights(L_)[0]
-            ok_n = [i for i in range(A_[L_ - 1]) if WL[i] != 0 and (L_ - 1, i) not in dd | irr]
-            triples = [(a, b, j) for j in range(A_[L_ - 2]) if (L_ - 2, j) not in dd
-                       for a in ok_n for b in ok_n if a < b and not differ[0][j, a, b]
-                       and ((L_ - 1, a), (L_ - 2, j)) not in pco and ((L_ - 1, b), (L_ - 2, j)) not in pco]
+            triples = [(a, b, j) for a, b, j in unseen_triples(lambda i: (L_ - 1, i) not in dd | irr,
+                                                               lambda j: (L_ - 2, j) not in dd)
+                       if ((L_ - 1, a), (L_ - 2, j)) not in pco and ((L_ - 1, b), (L_ - 2, j)) not in pco]
             psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget, left=left["same"])
             if wit3:
                 absorb(_with_neighbours(net, wit3))
