@@ -158,3 +158,15 @@ def test_a_failed_exact_check_gets_the_second_solver():
     lp._closes = first_fails
     assert lp.solve({"k": "active"})[0] == "closed"
     assert calls == [(1, -1), (1,)]  # HiGHS's proposal failed, the fallback's closed it
+
+
+def test_the_column_box_only_proposes():
+    # e = x - 2*10^6 > 0 holds only outside the HiGHS model's column box |x| <= 10^6: inside the box
+    # the float optimum is negative, but no exact certificate may use the box, so the node stays open
+    # (the fallback solver, whose columns are free, finds it unbounded: its point is a proposal only)
+    lp = _one_neuron([q(1), q(0)], q(-2 * 10**6))
+    how, v = lp.solve({})
+    assert how == "open" and v[0] >= 1e6 - 1
+    # an unbounded node is open from the one solve, with its point far out along the ray
+    how, v = _one_neuron([q(0), q(1)], q(0)).solve({})  # e = h, h >= 0 and h >= x: unbounded
+    assert how == "open" and v[1] > 1e5
