@@ -77,7 +77,7 @@ refuted, with a witness point that joins the sample) by :func:`prove_constant_si
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
 solved and re-checked in ``fmpq``; the node LPs of one proof share one warm-started HiGHS model,
 :mod:`exactnet.phase_lp`; three passes of growing node limits, the last one cut by the phase's
-CPU budget); a refutation point is proposed deep inside the activation
+CPU budget; each pass goes on from the trees the pass before left open); a refutation point is proposed deep inside the activation
 pattern of the LP's point (:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the
 smallest margin) and kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
 (3b) Still below ``U``: *affine relations where a neuron is active*
@@ -789,28 +789,28 @@ def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
 
     if not S:
         return None
-    n = len(G[0])
-    rows = [[G[k][j] for k in S] + [(-c[j]) if not infeasible else fmpq(0)] for j in range(n)]
+    n, m, zero = len(G[0]), len(S), fmpq(0)
+    rows = [[G[k][j] for k in S] + [(-c[j]) if not infeasible else zero] for j in range(n)]
     if infeasible:
-        rows.append([fmpq(1)] * len(S) + [fmpq(1)])
-    E, rank = fmpq_mat(rows).rref()
+        rows.append([fmpq(1)] * m + [fmpq(1)])
+    M = fmpq_mat(rows)
+    E, rank = M.rref()
     E = E.tolist()
-    lam = [fmpq(0)] * len(S)
+    lam = [zero] * m
     for i in range(rank):
-        piv = next(j for j, v in enumerate(E[i]) if v != 0)
-        if piv == len(S):
+        piv = next(j for j, v in enumerate(E[i]) if v)
+        if piv == m:
             return None  # inconsistent
         lam[piv] = E[i][-1]
     if any(v < 0 for v in lam):
         return None
-    # re-check the identity exactly (independent of the elimination)
-    for j in range(n):
-        acc = sum((lam[t] * G[k][j] for t, k in enumerate(S) if lam[t]), fmpq(0))
-        if acc != (fmpq(0) if infeasible else -c[j]):
-            return None
-    val = sum((lam[t] * g[k] for t, k in enumerate(S) if lam[t]), fmpq(0))
+    # re-check the identity exactly, independently of the elimination: rows . (lam, -1) = 0 says
+    # sum_t lam_t G[S_t][j] = -c_j (feasible form) or 0 and sum lam = 1 (empty form), every j
+    if any((M * fmpq_mat(m + 1, 1, lam + [fmpq(-1)])).entries()):
+        return None
+    val = sum((lam[t] * g[k] for t, k in enumerate(S) if lam[t]), zero)
     if infeasible:
-        return lam if val < 0 and sum(lam, fmpq(0)) == 1 else None
+        return lam if val < 0 and sum(lam, zero) == 1 else None
     return lam if c0 + val <= 0 else None
 
 
@@ -867,16 +867,20 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
         for j, c in enumerate(relation[:-1]):
             a[j if lt == 1 else index[(lt - 1, j)]] = fmpq(c)
         tgt.append((a, fmpq(relation[-1])))
-    plp = PhaseLP(Y, index, tgt, nv)  # the node LPs: one HiGHS model, phases switched by row bounds
     fixed = {k: "dead" for k in Y if k in dead}
     fixed.update({k: "active" for k in Y if k in active and k not in dead})
-    stack = [{}]
-    nodes = 0
+    key = ("sign", id(net), target, sign, partner, tuple(extra), None if relation is None else tuple(relation),
+           tuple(sorted(fixed.items())))
+    # the node LPs: one HiGHS model, phases switched by row bounds; the tree of an earlier pass goes on
+    plp, stack, nodes = _resume_tree(key, lambda: PhaseLP(Y, index, tgt, nv), [{}])
+    if plp is None:
+        return True, None  # proved at an earlier pass (another proof of its candidate was left open)
     deadline = _DEADLINE.get()
     while stack:
-        nodes += 1
-        if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
+        if nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
+            _save_tree(key, plp, stack, nodes)
             return None, None
+        nodes += 1
         state = stack.pop()
         how, v = plp.solve({**fixed, **state})
         if how is None:
@@ -914,6 +918,7 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             child = dict(state)
             child[bk] = st
             stack.append(child)
+    _save_tree(key, None, [], nodes)
     return True, None
 
 
@@ -1016,7 +1021,8 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     ``proofs(candidate, nodes)`` yields the ``(ok, x)`` results of its branch-and-bound proofs
     with at most ``nodes`` nodes each, computed lazily (the first failure stops the candidate;
     ``ok`` None means undecided). Candidates left undecided at ``max_nodes`` get a second pass
-    at ``16 max_nodes`` and a third at ``128 max_nodes``. No candidate is started after ``budget``
+    at ``16 max_nodes`` and a third at ``128 max_nodes`` (node totals: each proof goes on from the
+    tree it left open, :func:`_resume_tree`). No candidate is started after ``budget``
     seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
     not shrink the budget the way they shrink a wall-clock one, so the same network nearly always
     gets the same facts), and a proof of the third pass stops (undecided) when the budget is spent.
@@ -1028,28 +1034,32 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     cands = list(candidates)
     todo = list(range(len(cands)))  # indices: a candidate may be unhashable (relations are lists)
     settled: set = set()
-    for npass, nodes in enumerate((max_nodes, 16 * max_nodes, 128 * max_nodes)):
-        undecided = []
-        token = _DEADLINE.set(t0 + budget if npass == 2 else None)
-        try:
-            for i in todo:
-                if time.process_time() - t0 > budget:
-                    break
-                for ok, x in proofs(cands[i], nodes):
-                    if x is not None:
-                        witnesses.append(x)
-                    if not ok:
-                        if ok is None:
-                            undecided.append(i)
-                        else:
-                            settled.add(i)
+    trees = _TREES.set({})  # open trees go on at the next pass
+    try:
+        for npass, nodes in enumerate((max_nodes, 16 * max_nodes, 128 * max_nodes)):
+            undecided = []
+            token = _DEADLINE.set(t0 + budget if npass == 2 else None)
+            try:
+                for i in todo:
+                    if time.process_time() - t0 > budget:
                         break
-                else:
-                    proved.append(cands[i])
-                    settled.add(i)
-        finally:
-            _DEADLINE.reset(token)
-        todo = undecided
+                    for ok, x in proofs(cands[i], nodes):
+                        if x is not None:
+                            witnesses.append(x)
+                        if not ok:
+                            if ok is None:
+                                undecided.append(i)
+                            else:
+                                settled.add(i)
+                            break
+                    else:
+                        proved.append(cands[i])
+                        settled.add(i)
+            finally:
+                _DEADLINE.reset(token)
+            todo = undecided
+    finally:
+        _TREES.reset(trees)
     if left is not None:
         left.extend(cands[i] for i in range(len(cands)) if i not in settled)
     return proved, witnesses
@@ -1088,6 +1098,31 @@ def _undecided_labels(left: dict[str, list], depth: int) -> list[str]:
 
 #: CPU-time deadline (``time.process_time``) of the branch-and-bound proofs in progress, or None.
 _DEADLINE: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_deadline", default=None)
+#: The open branch-and-bound trees of one :func:`_prove_each` call, by proof (see :func:`_resume_tree`).
+_TREES: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_trees", default=None)
+
+
+def _resume_tree(key, model, root):
+    """``(model, stack, nodes)``: the tree a proof left open at an earlier pass's node limit, or a new one.
+
+    :func:`_prove_each` gives an undecided candidate a second and third pass at larger node limits;
+    the proof goes on from its open nodes (the unexplored leaves of the same tree: together with
+    the closed ones they still cover the proof's domain) instead of solving the first nodes again.
+    ``key`` names the proof (its network, conditions and fixed neurons); ``model()`` builds its
+    node LPs, ``root`` is the new tree's stack. Outside :func:`_prove_each` every tree is new.
+    A proof completed at an earlier pass (one of several proofs of its candidate) comes back as
+    ``(None, [], nodes)``: it is not searched again.
+    """
+    saved = (_TREES.get() or {}).get(key)
+    return saved if saved is not None else (model(), root, 0)
+
+
+def _save_tree(key, model, stack, nodes) -> None:
+    """Keep a tree left open at its node limit for the next pass (:func:`_resume_tree`); ``model``
+    None records a completed proof."""
+    trees = _TREES.get()
+    if trees is not None:
+        trees[key] = (model, stack, nodes)
 
 
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,

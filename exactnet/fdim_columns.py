@@ -149,7 +149,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
-    from .fdim import margin_point
+    from .fdim import _resume_tree, _save_tree, margin_point
     from .phase_lp import PhaseLP
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
@@ -172,12 +172,17 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     fixed0 = {k: False for k in dead} | {k: True for k in active}
     # the node LPs (exactnet.phase_lp): the neuron active with margin t, the branched upper neurons
     # with their signs strict by the same margin, t <= 1 keeps every node bounded
-    plp = PhaseLP(Y, index, [Y[neuron]], nv, margin=order, t_max=fmpq(1))
-    stack, nodes = [dict(fixed0)], 0
+    # (an earlier pass's open tree goes on: exactnet.fdim._resume_tree)
+    key = ("column", id(net), neuron, l, tuple(v), tuple(sorted(fixed0.items())))
+    plp, stack, nodes = _resume_tree(key, lambda: PhaseLP(Y, index, [Y[neuron]], nv, margin=order,
+                                                          t_max=fmpq(1)), [dict(fixed0)])
+    if plp is None:
+        return True, None
     while stack:
-        nodes += 1
-        if nodes > max_nodes or (deadline is not None and time.process_time() > deadline):
+        if nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
+            _save_tree(key, plp, stack, nodes)
             return None, None
+        nodes += 1
         state = stack.pop()
         nxt = _undetermined(net, state, l, v)
         if nxt == "zero":
@@ -228,6 +233,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
             child = dict(state)
             child[nxt] = s
             stack.append(child)
+    _save_tree(key, None, [], nodes)
     return True, None
 
 
