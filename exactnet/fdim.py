@@ -75,11 +75,13 @@ always active on the sample, and the adjacent pairs never both active, are prove
 refuted, with a witness point that joins the sample) by :func:`prove_constant_signs` and
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
-solved and re-checked in ``fmpq``; the node LPs of one proof share one warm-started HiGHS model,
+solved and re-checked in ``fmpq``, for all the leaves of a tree once every one of them closes
+in floats, :func:`_confirm_leaves`; the node LPs of one proof share one warm-started HiGHS model,
 :mod:`exactnet.phase_lp`; three passes of growing node limits, the last one cut by the phase's
-CPU budget; each pass goes on from the trees the pass before left open); a refutation point is proposed deep inside the activation
-pattern of the LP's point (:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the
-smallest margin) and kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
+CPU budget; each pass goes on from the trees the pass before left open, :func:`_resume_tree`);
+a refutation point is proposed deep inside the activation pattern of the LP's point
+(:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the smallest margin) and
+kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
 (3b) Still below ``U``: *affine relations where a neuron is active*
 (:func:`relation_candidates`, :func:`prove_relations_where_active`). The sample proposes
 ``c`` with ``sum_j c_j h_(l-1,j)(x) + c_last = 0`` at the sampled ``x`` where ``z_(l,i)(x) > 0``
@@ -872,19 +874,28 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     key = ("sign", id(net), target, sign, partner, tuple(extra), None if relation is None else tuple(relation),
            tuple(sorted(fixed.items())))
     # the node LPs: one HiGHS model, phases switched by row bounds; the tree of an earlier pass goes on
-    plp, stack, nodes = _resume_tree(key, lambda: PhaseLP(Y, index, tgt, nv), [{}])
+    plp, tree = _resume_tree(key, lambda: PhaseLP(Y, index, tgt, nv), [{}])
     if plp is None:
         return True, None  # proved at an earlier pass (another proof of its candidate was left open)
     deadline = _DEADLINE.get()
-    while stack:
-        if nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
-            _save_tree(key, plp, stack, nodes)
+    stack = tree.stack
+    while stack or tree.pending:
+        if not stack:  # every leaf is closed in floats: now their exact checks
+            if not _confirm_leaves(plp, tree, deadline):
+                _save_tree(key, plp, tree)
+                return None, None
+            continue
+        if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
+            _save_tree(key, plp, tree)
             return None, None
-        nodes += 1
+        tree.nodes += 1
         state = stack.pop()
-        how, v = plp.solve({**fixed, **state})
+        how, v = plp.solve({**fixed, **state}, defer=frozenset(state.items()) not in tree.strict)
         if how is None:
             return None, None
+        if how == "closing":
+            tree.pending.append((state, v))
+            continue
         if how == "closed":
             continue
         # the most violated relaxed neuron (h above relu(y))
@@ -918,7 +929,7 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             child = dict(state)
             child[bk] = st
             stack.append(child)
-    _save_tree(key, None, [], nodes)
+    _save_tree(key, None, tree)
     return True, None
 
 
@@ -1102,27 +1113,58 @@ _DEADLINE: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_deadli
 _TREES: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_trees", default=None)
 
 
+@dataclass
+class _Tree:
+    """A branch-and-bound proof in progress: its open nodes (``stack``), the nodes solved, the leaves
+    the float LPs closed that still wait for their exact check (``pending``: ``(state, check)``, see
+    :meth:`exactnet.phase_lp.PhaseLP.solve`), and the nodes whose exact check failed (``strict``:
+    solved again with the exact check at once, and its fallback)."""
+    stack: list
+    nodes: int = 0
+    pending: list = field(default_factory=list)
+    strict: set = field(default_factory=set)
+
+
+def _confirm_leaves(plp, tree: _Tree, deadline) -> bool:
+    """The exact checks of ``tree``'s pending leaves; a leaf that fails goes back on the stack, to be
+    solved strictly. False when the CPU ``deadline`` passes first (the rest stay pending).
+
+    Deferring the exact check to the end of a tree spends it only on trees whose every leaf closes
+    in floats: a proof left undecided at its node limit costs LP solves only (on the width-15
+    depth-6 proofs the exact check is about half of a closed node's CPU time). A proof is reported
+    only after every leaf has passed its exact check, so the deferral changes no answer."""
+    while tree.pending:
+        if deadline is not None and time.process_time() > deadline:
+            return False
+        state, check = tree.pending[-1]
+        if not plp.confirm(check):
+            tree.strict.add(frozenset(state.items()))
+            tree.stack.append(state)
+        tree.pending.pop()
+    return True
+
+
 def _resume_tree(key, model, root):
-    """``(model, stack, nodes)``: the tree a proof left open at an earlier pass's node limit, or a new one.
+    """``(model, tree)``: the :class:`_Tree` a proof left open at an earlier pass's node limit, or a new one.
 
     :func:`_prove_each` gives an undecided candidate a second and third pass at larger node limits;
     the proof goes on from its open nodes (the unexplored leaves of the same tree: together with
     the closed ones they still cover the proof's domain) instead of solving the first nodes again.
     ``key`` names the proof (its network, conditions and fixed neurons); ``model()`` builds its
     node LPs, ``root`` is the new tree's stack. Outside :func:`_prove_each` every tree is new.
-    A proof completed at an earlier pass (one of several proofs of its candidate) comes back as
-    ``(None, [], nodes)``: it is not searched again.
+    A proof completed at an earlier pass (one of several proofs of its candidate) comes back with
+    model None: it is not searched again.
     """
     saved = (_TREES.get() or {}).get(key)
-    return saved if saved is not None else (model(), root, 0)
+    return saved if saved is not None else (model(), _Tree(root))
 
 
-def _save_tree(key, model, stack, nodes) -> None:
-    """Keep a tree left open at its node limit for the next pass (:func:`_resume_tree`); ``model``
-    None records a completed proof."""
+def _save_tree(key, model, tree: _Tree) -> None:
+    """Keep a tree left open for the next pass (:func:`_resume_tree`); ``model`` None records a
+    completed proof."""
     trees = _TREES.get()
     if trees is not None:
-        trees[key] = (model, stack, nodes)
+        trees[key] = (model, tree)
 
 
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,

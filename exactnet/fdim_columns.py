@@ -149,7 +149,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
-    from .fdim import _resume_tree, _save_tree, margin_point
+    from .fdim import _confirm_leaves, _resume_tree, _save_tree, margin_point
     from .phase_lp import PhaseLP
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
@@ -174,20 +174,30 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     # with their signs strict by the same margin, t <= 1 keeps every node bounded
     # (an earlier pass's open tree goes on: exactnet.fdim._resume_tree)
     key = ("column", id(net), neuron, l, tuple(v), tuple(sorted(fixed0.items())))
-    plp, stack, nodes = _resume_tree(key, lambda: PhaseLP(Y, index, [Y[neuron]], nv, margin=order,
-                                                          t_max=fmpq(1)), [dict(fixed0)])
+    plp, tree = _resume_tree(key, lambda: PhaseLP(Y, index, [Y[neuron]], nv, margin=order,
+                                                    t_max=fmpq(1)), [dict(fixed0)])
     if plp is None:
         return True, None
-    while stack:
-        if nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
-            _save_tree(key, plp, stack, nodes)
+    stack = tree.stack
+    while stack or tree.pending:
+        if not stack:  # the leaves closed in floats get their exact checks (exactnet.fdim._confirm_leaves)
+            if not _confirm_leaves(plp, tree, deadline):
+                _save_tree(key, plp, tree)
+                return None, None
+            continue
+        if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
+            _save_tree(key, plp, tree)
             return None, None
-        nodes += 1
+        tree.nodes += 1
         state = stack.pop()
         nxt = _undetermined(net, state, l, v)
         if nxt == "zero":
             continue  # S = 0 for every pattern with these states
-        how, x_lp = plp.solve({k: "active" if s else "dead" for k, s in state.items()})
+        how, x_lp = plp.solve({k: "active" if s else "dead" for k, s in state.items()},
+                              defer=frozenset(state.items()) not in tree.strict)
+        if how == "closing":
+            tree.pending.append((state, x_lp))
+            continue
         if how is None:  # undecided LP (numerical trouble): its children cover it, try them
             nxt = nxt if nxt != "nonzero" else next((k for k in Y if k not in state), None)
             if nxt is None:
@@ -233,7 +243,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
             child = dict(state)
             child[nxt] = s
             stack.append(child)
-    _save_tree(key, None, [], nodes)
+    _save_tree(key, None, tree)
     return True, None
 
 

@@ -18,8 +18,8 @@ chooses the branching neuron, from one solve (it took a second, bounded solve be
 the CPU time per node on the width-15 depth-6 proofs, with trees of about the same size). A node
 whose float optimum leans on that box fails the exact check (no certificate uses it) and goes to
 the fallback below, whose columns are free. Against one ``scipy.optimize.linprog`` call per node
-the warm-started model is about 3-5 times faster per node (measured on the width-10 depth-6 proofs of ``benchmarks/bench_fdim.py``),
-so the same CPU budget proves more.
+the warm-started model is about 3-5 times faster per node (measured on the width-10 depth-6
+proofs of ``benchmarks/bench_fdim.py``), so the same CPU budget proves more.
 
 **Floats only propose.** HiGHS returns a primal point, row duals, or a dual ray (for an
 infeasible node). The rows with a nonzero dual (or ray entry) and the side their sign names
@@ -217,11 +217,14 @@ class PhaseLP:
                 lo[self.mrow[k] + (st == "dead")] = 0.0
         return lo, up
 
-    def solve(self, phase: dict):
+    def solve(self, phase: dict, defer: bool = False):
         """Solve the node whose neurons have the phases ``phase`` (``"active"`` / ``"dead"``; the
         others relaxed). Returns ``("closed", None)`` when exact multipliers prove ``sup t <= 0``
         or emptiness, ``("open", v)`` with the float LP point otherwise, ``(None, None)`` when
-        undecided."""
+        undecided. With ``defer``, a node that the float LP closes comes back as ``("closing",
+        check)`` before any exact work: it is closed only once :meth:`confirm` accepts ``check``
+        (the branch and bound confirms every such leaf before it reports a proof, and solves a leaf
+        that fails again without ``defer``)."""
         hp, np = self.hp, self.np
         lo, up = self.bounds(phase)
         ml, mu = self._model_bounds(lo, up)
@@ -239,17 +242,28 @@ class PhaseLP:
             return self.fallback(lo, up)
         if ms == S_.kInfeasible:
             _st, has, ray = hs.getDualRay()
+            if has and defer:
+                return "closing", (phase, np.array(ray), 1, True)
             if has and self._closes(np.asarray(ray), 1, True, lo, up):
                 return "closed", None
             return self.fallback(lo, up)  # a second solver's proposal, the same exact check
         if ms == S_.kOptimal:
             sol = hs.getSolution()
             if hs.getInfo().objective_function_value <= 1e-9:
+                if defer:
+                    return "closing", (phase, np.array(sol.row_dual), -1, False)
                 if self._closes(np.asarray(sol.row_dual), -1, False, lo, up):
                     return "closed", None
                 return self.fallback(lo, up)
             return "open", np.asarray(sol.col_value)
         return self.fallback(lo, up)  # unbounded (not with boxed columns): the second solver decides
+
+    def confirm(self, check) -> bool:
+        """The exact check of a node that :meth:`solve` returned as ``("closing", check)``: True when
+        exact multipliers on the rows its float duals (or ray) name prove it closed."""
+        phase, vec, lower_sign, infeasible = check
+        lo, up = self.bounds(phase)
+        return self._closes(vec, lower_sign, infeasible, lo, up)
 
     def fallback(self, lo, up):
         """The node by one ``scipy.optimize.linprog`` call (presolve on), same exact closing."""
