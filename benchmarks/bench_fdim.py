@@ -34,7 +34,40 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
-Latest run (2026-12-05, commit 0c13a9c): since the re-run at 7e4289b below, the directed search
+Latest runs (2026-12-05/06, another machine than the runs below: slower, so a 10 CPU s budget
+decides less), *before* = commit 080af2f, *after* = commit 11bf622: the phase branch and bound's
+node LPs solve once (columns boxed in the float model only), the second and third passes go on
+from the trees the pass before left open, and the exact checks of a tree's leaves wait until
+every leaf closes in floats. Same options as below (``--count 20``, LP budget 10 CPU s per phase,
+width 5 with ``--regions-timeout 300``), two processes on the 2 cores, the width-15 process of
+*after* with ``--max-seconds-per-config 100000`` (*before*'s hit the default 600 s cap after 19
+networks of the depth-6 row: seed 19 is missing there; in its own process at 080af2f it is
+1108..1140, 94.6 CPU s). s/net mean (max), wall clock::
+
+    | arch (depth L)          | exact before | exact after | s/net before   | s/net after    |
+    | 5,5,5,5,1 (4)           | 20 / 20      | 20 / 20     | 0.20 (0.45)    | 0.19 (0.46)    |
+    | 10,10,10,10,1 (4)       | 20 / 20      | 20 / 20     | 0.74 (1.47)    | 0.68 (1.28)    |
+    | 15,15,15,15,1 (4)       | 20 / 20      | 20 / 20     | 2.56 (8.10)    | 2.33 (8.54)    |
+    | 5,5,5,5,5,1 (5)         | 20 / 20      | 20 / 20     | 0.77 (8.03)    | 0.83 (9.80)    |
+    | 10,10,10,10,10,1 (5)    | 20 / 20      | 20 / 20     | 2.92 (19.45)   | 2.98 (18.99)   |
+    | 15,15,15,15,15,1 (5)    | 20 / 20      | 20 / 20     | 7.72 (23.26)   | 7.31 (23.61)   |
+    | 5,5,5,5,5,5,1 (6)       | 20 / 20      | 20 / 20     | 5.46 (36.14)   | 5.26 (34.01)   |
+    | 10,10,10,10,10,10,1 (6) | 19 / 20      | 19 / 20     | 12.55 (62.25)  | 7.20 (26.70)   |
+    | 15,15,15,15,15,15,1 (6) | 18 / 19 (+1) | 17 / 20     | 25.57 (85.08)  | 30.40 (107.74) |
+
+Same ranks and upper bounds wherever both are exact. **Before 177 of 180 exact on this machine,
+after 176.** The intervals: width 10 depth 6 seed 12, 487..489 in both (its two column relations
+still need more than 10 s; its time 62.3 -> 26.7 s); width 15 depth 6 seed 17, 1108..1109 in
+both; seed 19, 1108..1140 -> 1108..1119 (proved now: (5,2) dead and seven more facts); seed 2,
+exactly 1079 before and 1078..1079 after. Seed 2 is chance, not the method: its last column-relation
+candidate comes from the null space of the sample, which the LP witnesses change; before, the two
+candidates were refuted (points that lift the rank to 1079), after, the one candidate is refuted only
+after 14.3 CPU s (at ``--lp-budget 30`` seed 2 is exactly 1079, 101.6 CPU s). The width-15 depth-6 row
+is slower per network after because seed 19 now spends its budget proving facts (and seed 2 its
+budget on that candidate); six seed-19 proofs alone take 123.5 -> 70.6 CPU s with the single
+solve per node.
+
+Run at commit 0c13a9c (2026-12-05, the machine of the earlier runs): since the re-run at 7e4289b below, the directed search
 (2b) also aims at the last-hidden-layer pairs never seen of opposite signs where a neuron of the
 layer below is active (the candidates of the "same activation" LP facts), and retries the goals
 still open once at 4x the starts and 3x the steps. Same options (``--count 20``, no per-row cap, the
