@@ -879,17 +879,12 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
         return True, None  # proved at an earlier pass (another proof of its candidate was left open)
     deadline = _DEADLINE.get()
     stack = tree.stack
-    while stack or tree.pending:
-        if not stack:  # every leaf is closed in floats: now their exact checks
-            if not _confirm_leaves(plp, tree, deadline):
-                _save_tree(key, plp, tree)
-                return None, None
-            continue
-        if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
-            _save_tree(key, plp, tree)
+    while True:
+        state = _next_node(plp, tree, key, max_nodes, deadline)
+        if state is None:
             return None, None
-        tree.nodes += 1
-        state = stack.pop()
+        if state is _DONE:
+            break
         how, v = plp.solve({**fixed, **state}, defer=frozenset(state.items()) not in tree.strict)
         if how is None:
             return None, None
@@ -1142,6 +1137,27 @@ def _confirm_leaves(plp, tree: _Tree, deadline) -> bool:
             tree.stack.append(state)
         tree.pending.pop()
     return True
+
+
+#: What :func:`_next_node` returns when every leaf of the tree is closed and passed its exact check.
+_DONE = object()
+
+
+def _next_node(plp, tree: _Tree, key, max_nodes: int, deadline):
+    """The next open node of ``tree`` to solve (popped from its stack); :data:`_DONE` when the stack is
+    empty and every pending leaf passed its exact check (:func:`_confirm_leaves`); None when the node
+    limit or the CPU ``deadline`` stops the proof first (the tree is kept for the next pass)."""
+    while not tree.stack:
+        if not tree.pending:
+            return _DONE
+        if not _confirm_leaves(plp, tree, deadline):
+            _save_tree(key, plp, tree)
+            return None
+    if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
+        _save_tree(key, plp, tree)
+        return None
+    tree.nodes += 1
+    return tree.stack.pop()
 
 
 def _resume_tree(key, model, root):

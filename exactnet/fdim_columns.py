@@ -149,7 +149,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
-    from .fdim import _confirm_leaves, _resume_tree, _save_tree, margin_point
+    from .fdim import _DONE, _next_node, _resume_tree, _save_tree, margin_point
     from .phase_lp import PhaseLP
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
@@ -179,17 +179,12 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     if plp is None:
         return True, None
     stack = tree.stack
-    while stack or tree.pending:
-        if not stack:  # the leaves closed in floats get their exact checks (exactnet.fdim._confirm_leaves)
-            if not _confirm_leaves(plp, tree, deadline):
-                _save_tree(key, plp, tree)
-                return None, None
-            continue
-        if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
-            _save_tree(key, plp, tree)
+    while True:  # (exactnet.fdim._next_node: the leaves closed in floats get their exact checks at the end)
+        state = _next_node(plp, tree, key, max_nodes, deadline)
+        if state is None:
             return None, None
-        tree.nodes += 1
-        state = stack.pop()
+        if state is _DONE:
+            break
         nxt = _undetermined(net, state, l, v)
         if nxt == "zero":
             continue  # S = 0 for every pattern with these states
