@@ -58,8 +58,8 @@ networks of the depth-6 row: seed 19 is missing there; in its own process at 080
 Same ranks and upper bounds wherever both are exact. **Before 177 of 180 exact on this machine,
 after 176.** The intervals: width 10 depth 6 seed 12, 487..489 in both (its two column relations
 still need more than 10 s; its time 62.3 -> 26.7 s); width 15 depth 6 seed 17, 1108..1109 in
-both; seed 19, 1108..1140 -> 1108..1119 (proved now: (5,2) dead and seven more facts); seed 2,
-exactly 1079 before and 1078..1079 after. Seed 2 is chance, not the method: its last column-relation
+both; seed 19, 1108..1140 -> 1108..1119 ((5,2) is proved dead now; in its own process at ec320b8
+109 -> 55 facts left open); seed 2, exactly 1079 before and 1078..1079 after. Seed 2 is chance, not the method: its last column-relation
 candidate comes from the null space of the sample, which the LP witnesses change; before, the two
 candidates were refuted (points that lift the rank to 1079), after, the one candidate is refuted only
 after 14.3 CPU s (at ``--lp-budget 30`` seed 2 is exactly 1079, 101.6 CPU s). The width-15 depth-6 row
