@@ -885,7 +885,7 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             return None, None
         if state is _DONE:
             break
-        how, v = plp.solve({**fixed, **state}, defer=frozenset(state.items()) not in tree.strict)
+        how, v = plp.solve({**fixed, **state}, defer=tree.defers(state))
         if how is None:
             return None, None
         if how == "closing":
@@ -1118,6 +1118,10 @@ class _Tree:
     nodes: int = 0
     pending: list = field(default_factory=list)
     strict: set = field(default_factory=set)
+
+    def defers(self, state: dict) -> bool:
+        """Whether the node ``state`` may leave its exact check for the end of the tree."""
+        return frozenset(state.items()) not in self.strict
 
 
 def _confirm_leaves(plp, tree: _Tree, deadline) -> bool:

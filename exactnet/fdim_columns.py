@@ -189,7 +189,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
         if nxt == "zero":
             continue  # S = 0 for every pattern with these states
         how, x_lp = plp.solve({k: "active" if s else "dead" for k, s in state.items()},
-                              defer=frozenset(state.items()) not in tree.strict)
+                              defer=tree.defers(state))
         if how == "closing":
             tree.pending.append((state, x_lp))
             continue

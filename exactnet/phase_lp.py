@@ -247,16 +247,14 @@ class PhaseLP:
             if has and self._closes(np.asarray(ray), 1, True, lo, up):
                 return "closed", None
             return self.fallback(lo, up)  # a second solver's proposal, the same exact check
-        if ms == S_.kOptimal:
-            sol = hs.getSolution()
-            if hs.getInfo().objective_function_value <= 1e-9:
-                if defer:
-                    return "closing", (phase, np.array(sol.row_dual), -1, False)
-                if self._closes(np.asarray(sol.row_dual), -1, False, lo, up):
-                    return "closed", None
-                return self.fallback(lo, up)
-            return "open", np.asarray(sol.col_value)
-        return self.fallback(lo, up)  # unbounded (not with boxed columns): the second solver decides
+        sol = hs.getSolution()  # optimal (the boxed columns rule out unbounded)
+        if hs.getInfo().objective_function_value <= 1e-9:
+            if defer:
+                return "closing", (phase, np.array(sol.row_dual), -1, False)
+            if self._closes(np.asarray(sol.row_dual), -1, False, lo, up):
+                return "closed", None
+            return self.fallback(lo, up)
+        return "open", np.asarray(sol.col_value)
 
     def confirm(self, check) -> bool:
         """The exact check of a node that :meth:`solve` returned as ``("closing", check)``: True when
