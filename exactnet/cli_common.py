@@ -206,9 +206,16 @@ def time_limit(seconds: float | None, what: str):
     def _alarm(signum, frame):
         raise Deadline
 
+    old_hook = sys.unraisablehook
+
+    def _unraisable(info):  # the alarm inside a finalizer or gc callback: no "Exception ignored" report
+        if not isinstance(info.exc_value, Deadline):
+            old_hook(info)
+
     old = signal.signal(signal.SIGALRM, _alarm)
     # After the first alarm it fires again every 0.05 s: an exception raised where Python ignores
-    # it (a finalizer, a weakref callback: "Exception ignored in ...") must not let the run go on.
+    # it (a finalizer, a weakref callback) must not let the run go on; the next alarm stops it.
+    sys.unraisablehook = _unraisable
     signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         yield
@@ -218,3 +225,4 @@ def time_limit(seconds: float | None, what: str):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = old_hook

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -457,6 +458,39 @@ def test_time_limit_fires_again_when_its_first_alarm_is_swallowed():
                 pass
             time.sleep(2)
     assert time.monotonic() - t0 < 1.5
+
+
+def test_an_alarm_inside_a_finalizer_is_not_reported_and_still_stops_the_run(monkeypatch):
+    """The alarm can land in a ``__del__`` (or a gc callback), where Python reports the exception
+    as "Exception ignored in ..." on stderr: that report is suppressed, other reports are not."""
+    import gc
+    import time
+
+    from exactnet.cli_common import time_limit
+    from exactnet.errors import LimitError
+
+    reported: list = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+
+    class Slow:
+        def __del__(self):
+            time.sleep(0.5)  # the first alarm lands here
+
+    class Failing:
+        def __del__(self):
+            raise ValueError("a real finalizer error")
+
+    t0 = time.monotonic()
+    with pytest.raises(LimitError, match="timeout of 0.2 s"):
+        with time_limit(0.2, "test"):
+            Failing()
+            obj = Slow()
+            del obj
+            gc.collect()
+            time.sleep(2)
+    assert time.monotonic() - t0 < 1.5
+    assert [type(r.exc_value) for r in reported] == [ValueError]
+    assert sys.unraisablehook == reported.append  # restored
 
 
 def test_certify_timeout_is_undecided_with_no_certificate(capsys, ws):
