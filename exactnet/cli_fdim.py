@@ -117,7 +117,8 @@ def register(subparsers) -> None:
     p.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds for the region enumeration (default 60)")
     p.add_argument("--lp-budget", type=_positive_seconds, default=10.0, metavar="SECONDS",
                    help="CPU seconds for each phase of exact LP facts (dead, stably active, never both "
-                        "active, relations) that can close the gap to the upper bound (default 10)")
+                        "active, relations) that can close the gap to the upper bound; a phase also gets "
+                        "the seconds the phases before it left unused (default 10)")
     p.add_argument("--no-regions", action="store_true",
                    help="skip the region complex; use random generic points (lower bound unless it reaches D - N)")
     p.set_defaults(func=run_fdim)

@@ -1071,6 +1071,36 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     return proved, witnesses
 
 
+class _PhaseBudget:
+    """CPU seconds for the LP-fact phases of one :func:`functional_dimension` call.
+
+    Each phase is granted ``per_phase`` seconds plus what the phases before it left unused: a phase
+    never gets less than ``per_phase`` (the budget before the carry-over), and the phases together
+    never get more than ``per_phase`` times their number (apart from the overrun of a node LP in
+    progress when a deadline passes, as before). Easy phases (often the first ones, with few
+    candidates) thus leave their time to the hard ones (often the column relations, last).
+    """
+
+    def __init__(self, per_phase: float, clock=time.process_time):
+        self.per_phase, self.saved, self.clock = per_phase, 0.0, clock
+
+    def grant(self) -> float:
+        """The budget of the next phase."""
+        return self.per_phase + self.saved
+
+    def spent(self, granted: float, used: float) -> None:
+        """Record that a phase granted ``granted`` seconds used ``used``."""
+        self.saved = max(0.0, granted - used)
+
+    def run(self, prove, *args, **kwargs):
+        """``prove(*args, budget=..., **kwargs)`` with this phase's grant; its CPU time is recorded."""
+        granted, t0 = self.grant(), self.clock()
+        try:
+            return prove(*args, budget=granted, **kwargs)
+        finally:
+            self.spent(granted, self.clock() - t0)
+
+
 #: ``(starts, steps)`` per goal of the directed search (2b): the first level while rounds add rows,
 #: then the next one for the goals still open (4x the starts and 3x the steps: the goals that need it are few).
 ASCENT_EFFORTS = ((48, 80), (192, 240))
@@ -1466,8 +1496,9 @@ def functional_dimension(
        is still below ``U``, up to ``walk_rounds`` rounds of :func:`crossing_points` from (at most
        ``walk_points`` of) the sample, then of the points the previous round added, stopping
        after two rounds without growth. Each LP-fact phase gets ``sign_budget`` seconds of CPU
-       time of this process (not wall-clock time: load from other jobs barely changes the facts
-       found; CPU time per operation still varies a little between machines and loads).
+       time of this process plus what the phases before it left unused (:class:`_PhaseBudget`;
+       not wall-clock time: load from other jobs barely changes the facts found; CPU time per
+       operation still varies a little between machines and loads).
     3. Only when the rank stays below ``U`` and ``use_regions``: the exact complex
        (:mod:`exactnet.regions`, within ``max_cells``/``timeout``); when it is complete (and every
        sampled pattern is one of its regions) the rank over its points is exact over Q.
@@ -1593,7 +1624,8 @@ def functional_dimension(
         ca = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
               if obs_all[l - 1][i] and (l, i) not in known]
         left = {k: [] for k in _LEFT_KINDS}
-        pdead, pact, wit = prove_constant_signs(net, cd, ca, budget=sign_budget, left=left["sign"])
+        lp_time = _PhaseBudget(sign_budget)
+        pdead, pact, wit = lp_time.run(prove_constant_signs, net, cd, ca, left=left["sign"])
         if wit:
             absorb(_with_neighbours(net, wit))
         pairs = []
@@ -1603,7 +1635,7 @@ def functional_dimension(
                 for j in range(A_[l - 1]):
                     if not coact[l - 1][i, j] and not {(l, i), (l - 1, j)} & (dd | irr):
                         pairs.append(((l, i), (l - 1, j)))
-        pco, wit2 = prove_never_coactive(net, pairs, dd, aa, budget=sign_budget, left=left["pair"])
+        pco, wit2 = lp_time.run(prove_never_coactive, net, pairs, dd, aa, left=left["pair"])
         if wit2:
             absorb(_with_neighbours(net, wit2))
         psame: frozenset = frozenset()
@@ -1612,7 +1644,7 @@ def functional_dimension(
             triples = [(a, b, j) for a, b, j in unseen_triples(lambda i: (L_ - 1, i) not in dd | irr,
                                                                lambda j: (L_ - 2, j) not in dd)
                        if ((L_ - 1, a), (L_ - 2, j)) not in pco and ((L_ - 1, b), (L_ - 2, j)) not in pco]
-            psame, wit3 = prove_same_where_active(net, triples, dd, aa, budget=sign_budget, left=left["same"])
+            psame, wit3 = lp_time.run(prove_same_where_active, net, triples, dd, aa, left=left["same"])
             if wit3:
                 absorb(_with_neighbours(net, wit3))
         pneed: frozenset = frozenset()
@@ -1628,8 +1660,8 @@ def functional_dimension(
                 if succ and all(z[l - 1][a] > 0 for z in zs if any(z[l][k] > 0 for k in succ)):
                     cand_need.append((l, a))
         if cand_need:
-            pneed, wit5 = prove_active_where_needed(net, cand_need, dd, aa, irr_x, budget=sign_budget,
-                                                    left=left["need"])
+            pneed, wit5 = lp_time.run(prove_active_where_needed, net, cand_need, dd, aa, irr_x,
+                                          left=left["need"])
             if wit5:
                 absorb(_with_neighbours(net, wit5))
         if pdead or pact or pco or psame or pneed:
@@ -1647,8 +1679,8 @@ def functional_dimension(
                 if _kernel_rank_lower(kvecs + relation_vectors(net, useful + [cand]), D) > base + len(useful):
                     useful.append(cand)
             left["relation"] = []  # only the last round's candidates are still open
-            proved, wit4 = prove_relations_where_active(net, useful, dd, aa, budget=sign_budget,
-                                                        left=left["relation"])
+            proved, wit4 = lp_time.run(prove_relations_where_active, net, useful, dd, aa,
+                                        left=left["relation"])
             if proved:
                 prel += proved
                 kvecs = kvecs + relation_vectors(net, proved)
@@ -1668,7 +1700,7 @@ def functional_dimension(
             # the columns into the top layers first: their branch and bound fixes fewer layers and
             # is far cheaper, so the CPU budget is not spent on a few deep ones before them
             useful.sort(key=lambda cand: -cand[1])
-            pcol, wit6 = prove_column_relations(net, useful, dd, aa, budget=sign_budget, left=left["column"])
+            pcol, wit6 = lp_time.run(prove_column_relations, net, useful, dd, aa, left=left["column"])
             if pcol:
                 kvecs = kvecs + column_vectors(net, pcol)
                 upper = D - _kernel_rank_lower(kvecs, D)
@@ -1764,7 +1796,7 @@ def functional_dimension(
     undecided = _undecided_labels(left, net.depth) if left is not None and status != "exact" else []
     if undecided:
         note += (f"; {len(undecided)} candidate facts neither proved nor refuted within the LP budget "
-                 f"({sign_budget:g} CPU s per phase; a larger budget may close the gap)")
+                 f"({sign_budget:g} CPU s per phase, plus what earlier phases left; a larger budget may close the gap)")
     elif status != "exact" and left is not None:
         note += "; every candidate fact was decided (the gap is a region the sample missed, or a kernel " \
                 "direction no proof rule covers)"

@@ -1,0 +1,98 @@
+"""The CPU budget of the LP-fact phases of :func:`exactnet.fdim.functional_dimension`: each phase
+gets ``sign_budget`` seconds plus what the phases before it left unused (:class:`_PhaseBudget`)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exactnet import fdim
+from exactnet.fdim import _PhaseBudget, functional_dimension
+from exactnet.randnet import random_network
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def _phase(clock, uses, seen):
+    def prove(*args, budget, **kwargs):
+        seen.append((args, budget, kwargs))
+        clock.now += uses
+        return "result"
+    return prove
+
+
+def test_unused_seconds_go_to_the_next_phase():
+    clock, seen = FakeClock(), []
+    b = _PhaseBudget(10.0, clock=clock)
+    assert b.run(_phase(clock, 2.0, seen), "net", left=[]) == "result"
+    b.run(_phase(clock, 3.0, seen), "net")
+    b.run(_phase(clock, 25.0, seen), "net")  # spends its own 10 s and the 15 s carried
+    b.run(_phase(clock, 0.0, seen), "net")
+    assert [g for _, g, _ in seen] == [10.0, 18.0, 25.0, 10.0]
+    assert seen[0][0] == ("net",) and seen[0][2] == {"left": []}
+
+
+def test_an_overrun_does_not_shrink_the_next_phase():
+    clock, seen = FakeClock(), []
+    b = _PhaseBudget(10.0, clock=clock)
+    b.run(_phase(clock, 12.5, seen))  # a node LP in progress when the deadline passed
+    b.run(_phase(clock, 1.0, seen))
+    assert [g for _, g, _ in seen] == [10.0, 10.0]
+
+
+def test_time_is_recorded_when_a_phase_raises():
+    clock = FakeClock()
+    b = _PhaseBudget(10.0, clock=clock)
+
+    def broken(*, budget):
+        clock.now += 4.0
+        raise RuntimeError("stop")
+    with pytest.raises(RuntimeError):
+        b.run(broken)
+    assert b.grant() == 16.0
+
+
+@given(st.lists(st.floats(min_value=0.0, max_value=50.0, allow_nan=False), min_size=1, max_size=12),
+       st.floats(min_value=0.5, max_value=20.0))
+def test_budget_laws(uses, per_phase):
+    # Laws: every phase gets at least per_phase (the budget before the carry-over); the grant of
+    # phase k never exceeds k * per_phase minus what the phases before it spent within their grants.
+    clock, seen = FakeClock(), []
+    b = _PhaseBudget(per_phase, clock=clock)
+    for u in uses:
+        b.run(_phase(clock, u, seen))
+    grants = [g for _, g, _ in seen]
+    within = 0.0
+    for k, (g, u) in enumerate(zip(grants, uses), 1):
+        assert g >= per_phase
+        assert g <= k * per_phase - within + 1e-9
+        within += min(u, g)
+
+
+def test_functional_dimension_carries_the_budget_between_its_phases(monkeypatch):
+    # A network whose LP phases run (a (5,)*6+(1,) net needs LP facts to reach its exact value);
+    # every phase is granted at least sign_budget, and a later one gets what the first ones left.
+    names = ["prove_constant_signs", "prove_never_coactive", "prove_same_where_active",
+             "prove_active_where_needed", "prove_relations_where_active"]
+    grants: list = []
+    for name in names:
+        real = getattr(fdim, name)
+
+        def recorded(*args, _real=real, _name=name, budget, **kwargs):
+            grants.append((_name, budget))
+            return _real(*args, budget=budget, **kwargs)
+        monkeypatch.setattr(fdim, name, recorded)
+    net = random_network((5,) * 6 + (1,), seed=3)
+    res = functional_dimension(net, use_regions=False, seed=3, sign_budget=30.0)
+    assert res.status == "exact"
+    assert len(grants) >= 2 and grants[0] == ("prove_constant_signs", 30.0)
+    assert all(g >= 30.0 for _, g in grants)
+    assert all(b <= a + 30.0 for (_, a), (_, b) in zip(grants, grants[1:]))
+    assert grants[1][1] > 30.0  # the first phase, a few candidates, did not use its 30 s
