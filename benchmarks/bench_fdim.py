@@ -34,7 +34,28 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
-Latest runs (2026-12-05/06, another machine than the runs below: slower, so a 10 CPU s budget
+Latest run (2026-12-06, the same machine as the next entry), *before* = commit 37af6ae, *after* =
+commit f505920: an LP-fact phase also gets the CPU seconds that the phases before it left unused
+(``fdim._PhaseBudget``; every phase still gets at least ``--lp-budget``, all phases together at most
+``--lp-budget`` times their number, as before). The depth-6 rows of widths 10 and 15 (the only
+rows with intervals), ``--count 20 --max-seconds-per-config 100000``, before and after at the same
+time, one process each, with ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1`` (otherwise NumPy's
+threads oversubscribe the 2 cores and the wall-clock times below mean little). s/net mean (max)::
+
+    | arch (depth L)          | exact before | exact after | s/net before   | s/net after    |
+    | 10,10,10,10,10,10,1 (6) | 19 / 20      | 19 / 20     | 7.25 (27.36)   | 9.15 (63.98)   |
+    | 15,15,15,15,15,15,1 (6) | 17 / 20      | 18 / 20     | 24.10 (79.50)  | 26.47 (87.42)  |
+
+Width 15 depth 6 seed 2 is now exactly 1079 (66.1 -> 64.8 s): its column-relation candidate gets
+the seconds the first phases left. The three intervals that stay (width 10 seed 12, 487..489;
+width 15 seeds 17, 1108..1109, and 19, 1108..1119) spend more of the same total bound: 27.4 ->
+64.0, 66.0 -> 87.4 and 79.5 -> 86.2 s; seed 0 (exact either way) 45.6 -> 60.9 s; every other
+network within noise, with the same values. The other seven rows (widths 5, 10, 15, depths 4 and
+5; width 5 depth 6), run at the same time as each other in two processes: the same exact values on
+all 140 networks; width 10 depth 5 run alone at f505920 takes 1.38 s/net (seed 17: 3.78 s), against
+1.34 (3.52) before. **On this machine now 177 of 180 exact** (before 176).
+
+Earlier runs (2026-12-05/06, another machine than the runs below: slower, so a 10 CPU s budget
 decides less), *before* = commit 080af2f, *after* = commit 11bf622: the phase branch and bound's
 node LPs solve once (columns boxed in the float model only), the second and third passes go on
 from the trees the pass before left open, and the exact checks of a tree's leaves wait until
