@@ -35,7 +35,7 @@ __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
 MAX_BEND_POINTS = 14   # the cover search grows like |P|^((n0-1) n1)
-COVER_NODES = 20000    # the checker's limit (proofs/kind_identifiable.py) is 50,000 search nodes
+COVER_NODES = 45000    # below the checker's limit of 50,000 search nodes (proofs/kind_identifiable.py)
 
 
 class DeepResult:

@@ -223,3 +223,19 @@ def test_jump_lines_need_a_flip_free_anchor_cell():
     chk = check_certificate_text(write_certificate("IDENTIFIABLE", bad, body), network=bad)
     assert not chk.verified
     assert "E_FLIP_SET" in _reason(chk), chk.lines
+
+
+def test_a_cover_search_of_more_than_20000_nodes_is_certified(monkeypatch):
+    # (3,3,3,1) seed 6 (sample 6 of the survey with seed 0): its 14 bend points need a cover search
+    # of more than 20,000 nodes (the producer's old limit), below the checker's 50,000.
+    import exactnet.deep_identifiable as di
+
+    net = random_network((3, 3, 3, 1), seed=6)
+    monkeypatch.setattr(di, "COVER_NODES", 20000)
+    assert "too large" in deep_identifiable_body(net).reason
+    monkeypatch.undo()
+    res = deep_identifiable_body(net)
+    assert res.body is not None, res.reason
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, res.body), network=net)
+    assert chk.verified and chk.conclusion == "IDENTIFIABLE", chk.lines
+    assert certify(net).verdict == "IDENTIFIABLE"
