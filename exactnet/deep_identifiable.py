@@ -11,7 +11,9 @@ The theorem is in ``proofs/lemmas/deep_identifiability.md``; the checker is ``de
    hyperplanes (Lemma D);
 3. an *anchor*: one cell of the first-layer arrangement where every second-layer neuron has a
    visible, separate piece (Lemma E), and *steps*: pieces in other cells whose rank conditions
-   pin every second-layer weight (Lemma F);
+   pin every second-layer weight (Lemma F), or *jump steps* at facet points of the first-layer
+   hyperplanes (Lemma F'; found on random lines, and when that does not pin everything, the
+   facet classes they missed are completed by LP, :func:`_facet_points_lp`);
 4. no flip sets in either layer (Lemma G).
 
 When some piece is missing the answer is ``None`` with the reason: the network may still be
@@ -417,6 +419,44 @@ def _facet_points(net: Network, t: list[Vec], rng: Random) -> list[tuple[int, Ve
     return out
 
 
+#: Facet classes ``(j, other first-layer signs, active second-layer set)`` completed by LP at most.
+FACET_LP_LIMIT = 1024
+
+
+def _facet_points_lp(net: Network, t: list[Vec], have: list) -> list[tuple[int, Vec, tuple]]:
+    """Facet points (as :func:`_facet_points`) of the classes that its random lines missed.
+
+    For each first-layer hyperplane ``H_j``, each sign vector of the other first-layer neurons and
+    each set ``K`` of active second-layer neurons not in ``have``, a float LP
+    (:func:`_lp_piece_point`) proposes a point of ``H_j`` with those signs strictly; it is kept only
+    when its exact pre-activations put it on ``H_j`` alone and off every second-layer zero set (its
+    class is then read from them). Nothing when there are more than :data:`FACET_LP_LIMIT` classes.
+    """
+    n1, n2 = len(t), net.architecture[2]
+    if n1 * 2 ** (n1 - 1) * 2 ** n2 > FACET_LP_LIMIT:
+        return []
+    seen = {(j, tuple(_sgn(_dot(r, y)) for i, r in enumerate(t) if i != j), act) for j, y, act in have}
+    out = []
+    for j in range(n1):
+        rest = t[:j] + t[j + 1:]
+        for sv in product((1, -1), repeat=n1 - 1):
+            g = [_gamma(net, list(sv[:j]) + [1] + list(sv[j:]), k) for k in range(n2)]  # t_j = 0 on H_j
+            for act in product((0, 1), repeat=n2):
+                if (j, sv, act) in seen:
+                    continue
+                y = _lp_piece_point(t[j], rest + g, list(sv) + [1 if a else -1 for a in act])
+                if y is None:
+                    continue
+                z = net.preactivations(y)
+                if any(v == 0 for v in z[1]) or sum(v == 0 for v in z[0]) != 1:
+                    continue
+                key = (j, tuple(_sgn(_dot(r, y)) for r in rest), tuple(int(v > 0) for v in z[1]))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((j, y, key[2]))
+    return out
+
+
 def _jump_steps(net: Network, t: list[Vec], s0: tuple, facets: list, known: list[list[bool]],
                 equations: dict[int, list[list]], steps: list[str]) -> bool:
     """Lemma F': jump equations ``sum_(k in K_y) W3[:,k] beta_(k,j) = 0`` at facet points ``y`` of ``H_j``.
@@ -526,47 +566,56 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
         g = [_gamma(net, s, mm) for mm in range(n2)]
         return any(v != 0 for v in g[k][:-1]) and all(mm == k or _rank([g[k], g[mm]]) == 2 for mm in range(n2))
 
-    facets = _facet_points(net, t, rng)
-    for s0, pts in cells.items():
-        if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
-            continue
-        if any(all(W3[o][k] == 0 for o in range(m)) for k in range(n2)):
-            break
-        known = [[False] * n1 for _ in range(n2)]
-        steps = []
-        grads = [[W3[o][k] * v for o in range(m) for v in _gamma(net, s0, k)[:-1]] for k in range(n2)]
-        jumps_ok = not _zero_subset(grads)  # (H2'): every eps_k = +1, needed by the jump steps
-        equations: dict[int, list[list]] = {}
-        progress = True
-        while progress and not all(map(all, known)):
-            progress = False
-            for s, kp in cells.items():
-                if s == s0:
-                    continue
-                J = [j for j in range(n1) if s[j] != s0[j]]
-                g = [_gamma(net, s, mm) for mm in range(n2)]
-                for k, z in kp.items():
-                    if all(known[k][j] for j in J) or not distinct(s, k):
+    def pin(facets: list) -> DeepResult | None:
+        """An anchor and steps that pin every second-layer weight, with the facet points ``facets``."""
+        for s0, pts in cells.items():
+            if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
+                continue
+            if any(all(W3[o][k] == 0 for o in range(m)) for k in range(n2)):
+                break
+            known = [[False] * n1 for _ in range(n2)]
+            steps = []
+            grads = [[W3[o][k] * v for o in range(m) for v in _gamma(net, s0, k)[:-1]] for k in range(n2)]
+            jumps_ok = not _zero_subset(grads)  # (H2'): every eps_k = +1, needed by the jump steps
+            equations: dict[int, list[list]] = {}
+            progress = True
+            while progress and not all(map(all, known)):
+                progress = False
+                for s, kp in cells.items():
+                    if s == s0:
                         continue
-                    ok = True
-                    for mm in range(n2):
-                        T = [t[j] for j in J if not known[mm][j]]
-                        base = _rank(T + [g[k]])
-                        if (mm == k and base != len(T) + 1) or (mm != k and _rank(T + [g[k], g[mm]]) != base + 1):
-                            ok = False
-                            break
-                    if ok:
-                        for j in J:
-                            known[k][j] = True
-                        steps.append(f"step {k} {_pt(z)}")
-                        progress = True
-            if not progress and jumps_ok:
-                progress = _jump_steps(net, t, s0, facets, known, equations, steps)
-        if all(map(all, known)):
-            body.append("anchor " + " ".join(_pt(pts[k]) for k in range(n2)))
-            body += steps
-            return DeepResult(body, "rule deep-2 applies",
-                              {"bends": len(P), "covers": len(covers), "steps": len(steps)})
+                    J = [j for j in range(n1) if s[j] != s0[j]]
+                    g = [_gamma(net, s, mm) for mm in range(n2)]
+                    for k, z in kp.items():
+                        if all(known[k][j] for j in J) or not distinct(s, k):
+                            continue
+                        ok = True
+                        for mm in range(n2):
+                            T = [t[j] for j in J if not known[mm][j]]
+                            base = _rank(T + [g[k]])
+                            if (mm == k and base != len(T) + 1) or (mm != k and _rank(T + [g[k], g[mm]]) != base + 1):
+                                ok = False
+                                break
+                        if ok:
+                            for j in J:
+                                known[k][j] = True
+                            steps.append(f"step {k} {_pt(z)}")
+                            progress = True
+                if not progress and jumps_ok:
+                    progress = _jump_steps(net, t, s0, facets, known, equations, steps)
+            if all(map(all, known)):
+                anchor = "anchor " + " ".join(_pt(pts[k]) for k in range(n2))
+                return DeepResult(body + [anchor] + steps, "rule deep-2 applies",
+                                  {"bends": len(P), "covers": len(covers), "steps": len(steps)})
+        return None
+
+    facets = _facet_points(net, t, rng)
+    res = pin(facets)
+    if res is None:  # the random lines can miss a facet piece: complete them by LP, try once more
+        more = _facet_points_lp(net, t, facets)
+        res = pin(facets + more) if more else None
+    if res is not None:
+        return res
     return DeepResult(None, "no anchor cell and steps pin the second layer",
                       {"bends": len(P), "covers": len(covers)})
 

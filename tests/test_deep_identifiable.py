@@ -239,3 +239,42 @@ def test_a_cover_search_of_more_than_20000_nodes_is_certified(monkeypatch):
     chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, res.body), network=net)
     assert chk.verified and chk.conclusion == "IDENTIFIABLE", chk.lines
     assert certify(net).verdict == "IDENTIFIABLE"
+
+
+def test_facet_points_missed_by_random_lines_are_completed_by_lp(monkeypatch):
+    # (2,3,3,1) seed 35 (survey sample 35): its jump steps need a facet class that the random lines
+    # of _facet_points miss; without the LP completion no anchor and steps pin the second layer.
+    import exactnet.deep_identifiable as di
+
+    net = random_network((2, 3, 3, 1), seed=35)
+    monkeypatch.setattr(di, "_facet_points_lp", lambda net, t, have: [])
+    assert "no anchor cell" in deep_identifiable_body(net).reason
+    monkeypatch.undo()
+    res = deep_identifiable_body(net)
+    assert res.body is not None and any(line.startswith("jump ") for line in res.body), res.reason
+    chk = check_certificate_text(write_certificate("IDENTIFIABLE", net, res.body), network=net)
+    assert chk.verified and chk.conclusion == "IDENTIFIABLE", chk.lines
+
+
+@pytest.mark.parametrize("arch,seed", [((2, 3, 3, 1), 35), ((3, 3, 3, 1), 8), ((2, 2, 2, 1), 4)])
+def test_lp_facet_points_are_what_they_claim(arch, seed):
+    # Law: every completed facet point lies on its first-layer hyperplane only, off every
+    # second-layer zero set, with the stated active set; no class is returned twice or repeats one
+    # the random lines found.
+    import exactnet.deep_identifiable as di
+
+    net = random_network(arch, seed=seed)
+    n1 = net.architecture[1]
+    t = [list(net.weights(1)[j]) + [net.biases(1)[j]] for j in range(n1)]
+    have = di._facet_points(net, t, random.Random(0))
+    more = di._facet_points_lp(net, t, have)
+
+    def cls(j, y, act):
+        return j, tuple(di._sgn(di._dot(r, y)) for i, r in enumerate(t) if i != j), act
+
+    for j, y, act in more:
+        z = net.preactivations(y)
+        assert [k for k, v in enumerate(z[0]) if v == 0] == [j]
+        assert all(v != 0 for v in z[1]) and act == tuple(int(v > 0) for v in z[1])
+    classes = [cls(*p) for p in have + more]
+    assert len(classes) == len(set(classes))
