@@ -55,6 +55,13 @@ network within noise, with the same values. The other seven rows (widths 5, 10, 
 all 140 networks; width 10 depth 5 run alone at f505920 takes 1.38 s/net (seed 17: 3.78 s), against
 1.34 (3.52) before. **On this machine now 177 of 180 exact** (before 176).
 
+Tried and not kept: a float MIP (HiGHS, big-M encoding of every relu on the box
+``|x_i| <= 100``, interval bounds) proposing refutations at the last pass of a hard proof. At depth 6
+the big-M constants reach about 1e12, and the MIP's "optimal" points were not network points (seed
+17's open pair: the MIP claimed both neurons at least 1, the exact evaluation at its point gave -19
+for one); in the branch and bound it refuted one pair that was refuted later anyway and spent the
+budget of the others (seed 17 stayed 1108..1109, with one more fact open).
+
 Earlier runs (2026-12-05/06, another machine than the runs below: slower, so a 10 CPU s budget
 decides less), *before* = commit 080af2f, *after* = commit 11bf622: the phase branch and bound's
 node LPs solve once (columns boxed in the float model only), the second and third passes go on
