@@ -59,7 +59,7 @@ Tried and not kept: a float MIP (HiGHS, big-M encoding of every relu on the box
 ``|x_i| <= 100``, interval bounds) proposing refutations at the last pass of a hard proof. At depth 6
 the big-M constants reach about 1e12, and the MIP's "optimal" points were not network points (seed
 17's open pair: the MIP claimed both neurons at least 1, the exact evaluation at its point gave -19
-for one); in the branch and bound it refuted one pair that was refuted later anyway and spent the
+for one); in the branch and bound it refuted one pair, but spent the
 budget of the others (seed 17 stayed 1108..1109, with one more fact open).
 
 Earlier runs (2026-12-05/06, another machine than the runs below: slower, so a 10 CPU s budget
