@@ -593,7 +593,8 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                         for mm in range(n2):
                             T = [t[j] for j in J if not known[mm][j]]
                             base = _rank(T + [g[k]])
-                            if (mm == k and base != len(T) + 1) or (mm != k and _rank(T + [g[k], g[mm]]) != base + 1):
+                            if (mm == k and base != len(T) + 1) or \
+                                    (mm != k and _rank(T + [g[k], g[mm]]) != base + 1):
                                 ok = False
                                 break
                         if ok:
