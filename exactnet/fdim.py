@@ -76,9 +76,10 @@ refuted, with a witness point that joins the sample) by :func:`prove_constant_si
 :func:`prove_never_coactive`: branch and bound over activation phases, each leaf closed by
 exact nonnegative LP multipliers (float LPs only propose the support; the identity is
 solved and re-checked in ``fmpq``, for all the leaves of a tree once every one of them closes
-in floats, :func:`_confirm_leaves`; the node LPs of one proof share one warm-started HiGHS model,
-:mod:`exactnet.phase_lp`; three passes of growing node limits, the last one cut by the phase's
-CPU budget; each pass goes on from the trees the pass before left open, :func:`_resume_tree`);
+in floats, :func:`exactnet.phase_tree.confirm_leaves`; the node LPs of one proof share one
+warm-started HiGHS model, :mod:`exactnet.phase_lp`; three passes of growing node limits, the last
+one cut by the phase's CPU budget; each pass goes on from the trees the pass before left open,
+:func:`exactnet.phase_tree.resume_tree`);
 a refutation point is proposed deep inside the activation pattern of the LP's point
 (:func:`_pattern_witness`: that pattern frozen, a float LP maximizes the smallest margin) and
 kept only if exact evaluation confirms it. Proved facts add kernel vectors and lower ``U``.
@@ -139,6 +140,7 @@ from .modrank import (
 from .fdim_ascent import ascent_points
 from .network import Network, relu
 from .phase_lp import PhaseLP
+from .phase_tree import DONE, TREES, next_node, resume_tree, save_tree
 from .qq import q_to_float
 
 __all__ = [
@@ -874,16 +876,16 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
     key = ("sign", id(net), target, sign, partner, tuple(extra), None if relation is None else tuple(relation),
            tuple(sorted(fixed.items())))
     # the node LPs: one HiGHS model, phases switched by row bounds; the tree of an earlier pass goes on
-    plp, tree = _resume_tree(key, lambda: PhaseLP(Y, index, tgt, nv), [{}])
+    plp, tree = resume_tree(key, lambda: PhaseLP(Y, index, tgt, nv), [{}])
     if plp is None:
         return True, None  # proved at an earlier pass (another proof of its candidate was left open)
     deadline = _DEADLINE.get()
     stack = tree.stack
     while True:
-        state = _next_node(plp, tree, key, max_nodes, deadline)
+        state = next_node(plp, tree, key, max_nodes, deadline)
         if state is None:
             return None, None
-        if state is _DONE:
+        if state is DONE:
             break
         how, v = plp.solve({**fixed, **state}, defer=tree.defers(state))
         if how is None:
@@ -924,7 +926,7 @@ def _neuron_never_positive(net: Network, target: tuple[int, int], sign: int, dea
             child = dict(state)
             child[bk] = st
             stack.append(child)
-    _save_tree(key, None, tree)
+    save_tree(key, None, tree)
     return True, None
 
 
@@ -1028,8 +1030,8 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     with at most ``nodes`` nodes each, computed lazily (the first failure stops the candidate;
     ``ok`` None means undecided). Candidates left undecided at ``max_nodes`` get a second pass
     at ``16 max_nodes`` and a third at ``128 max_nodes`` (node totals: each proof goes on from the
-    tree it left open, :func:`_resume_tree`). No candidate is started after ``budget``
-    seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
+    tree it left open, :func:`exactnet.phase_tree.resume_tree`). No candidate is started after
+    ``budget`` seconds of this process's CPU time (``time.process_time``: other jobs on a shared machine do
     not shrink the budget the way they shrink a wall-clock one, so the same network nearly always
     gets the same facts), and a proof of the third pass stops (undecided) when the budget is spent.
     ``left``: when given, receives the candidates neither proved nor refuted (undecided, or not
@@ -1040,7 +1042,7 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
     cands = list(candidates)
     todo = list(range(len(cands)))  # indices: a candidate may be unhashable (relations are lists)
     settled: set = set()
-    trees = _TREES.set({})  # open trees go on at the next pass
+    trees = TREES.set({})  # open trees go on at the next pass
     try:
         for npass, nodes in enumerate((max_nodes, 16 * max_nodes, 128 * max_nodes)):
             undecided = []
@@ -1065,7 +1067,7 @@ def _prove_each(candidates, proofs, budget: float, max_nodes: int, left: list | 
                 _DEADLINE.reset(token)
             todo = undecided
     finally:
-        _TREES.reset(trees)
+        TREES.reset(trees)
     if left is not None:
         left.extend(cands[i] for i in range(len(cands)) if i not in settled)
     return proved, witnesses
@@ -1134,87 +1136,6 @@ def _undecided_labels(left: dict[str, list], depth: int) -> list[str]:
 
 #: CPU-time deadline (``time.process_time``) of the branch-and-bound proofs in progress, or None.
 _DEADLINE: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_deadline", default=None)
-#: The open branch-and-bound trees of one :func:`_prove_each` call, by proof (see :func:`_resume_tree`).
-_TREES: contextvars.ContextVar = contextvars.ContextVar("exactnet_fdim_trees", default=None)
-
-
-@dataclass
-class _Tree:
-    """A branch-and-bound proof in progress: its open nodes (``stack``), the nodes solved, the leaves
-    the float LPs closed that still wait for their exact check (``pending``: ``(state, check)``, see
-    :meth:`exactnet.phase_lp.PhaseLP.solve`), and the nodes whose exact check failed (``strict``:
-    solved again with the exact check at once, and its fallback)."""
-    stack: list
-    nodes: int = 0
-    pending: list = field(default_factory=list)
-    strict: set = field(default_factory=set)
-
-    def defers(self, state: dict) -> bool:
-        """Whether the node ``state`` may leave its exact check for the end of the tree."""
-        return frozenset(state.items()) not in self.strict
-
-
-def _confirm_leaves(plp, tree: _Tree, deadline) -> bool:
-    """The exact checks of ``tree``'s pending leaves; a leaf that fails goes back on the stack, to be
-    solved strictly. False when the CPU ``deadline`` passes first (the rest stay pending).
-
-    Deferring the exact check to the end of a tree spends it only on trees whose every leaf closes
-    in floats: a proof left undecided at its node limit costs LP solves only (on the width-15
-    depth-6 proofs the exact check is about half of a closed node's CPU time). A proof is reported
-    only after every leaf has passed its exact check, so the deferral changes no answer."""
-    while tree.pending:
-        if deadline is not None and time.process_time() > deadline:
-            return False
-        state, check = tree.pending[-1]
-        if not plp.confirm(check):
-            tree.strict.add(frozenset(state.items()))
-            tree.stack.append(state)
-        tree.pending.pop()
-    return True
-
-
-#: What :func:`_next_node` returns when every leaf of the tree is closed and passed its exact check.
-_DONE = object()
-
-
-def _next_node(plp, tree: _Tree, key, max_nodes: int, deadline):
-    """The next open node of ``tree`` to solve (popped from its stack); :data:`_DONE` when the stack is
-    empty and every pending leaf passed its exact check (:func:`_confirm_leaves`); None when the node
-    limit or the CPU ``deadline`` stops the proof first (the tree is kept for the next pass)."""
-    while not tree.stack:
-        if not tree.pending:
-            return _DONE
-        if not _confirm_leaves(plp, tree, deadline):
-            _save_tree(key, plp, tree)
-            return None
-    if tree.nodes >= max_nodes or (deadline is not None and time.process_time() > deadline):
-        _save_tree(key, plp, tree)
-        return None
-    tree.nodes += 1
-    return tree.stack.pop()
-
-
-def _resume_tree(key, model, root):
-    """``(model, tree)``: the :class:`_Tree` a proof left open at an earlier pass's node limit, or a new one.
-
-    :func:`_prove_each` gives an undecided candidate a second and third pass at larger node limits;
-    the proof goes on from its open nodes (the unexplored leaves of the same tree: together with
-    the closed ones they still cover the proof's domain) instead of solving the first nodes again.
-    ``key`` names the proof (its network, conditions and fixed neurons); ``model()`` builds its
-    node LPs, ``root`` is the new tree's stack. Outside :func:`_prove_each` every tree is new.
-    A proof completed at an earlier pass (one of several proofs of its candidate) comes back with
-    model None: it is not searched again.
-    """
-    saved = (_TREES.get() or {}).get(key)
-    return saved if saved is not None else (model(), _Tree(root))
-
-
-def _save_tree(key, model, tree: _Tree) -> None:
-    """Keep a tree left open for the next pass (:func:`_resume_tree`); ``model`` None records a
-    completed proof."""
-    trees = _TREES.get()
-    if trees is not None:
-        trees[key] = (model, tree)
 
 
 def prove_never_coactive(net: Network, pairs, dead, active, budget: float = 10.0,

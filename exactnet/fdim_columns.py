@@ -149,7 +149,8 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
                           active: set, max_nodes: int = 200, deadline: float | None = None):
     """``(True, None)`` proved, ``(False, x)`` refuted at the exact point ``x``, ``(None, None)`` undecided
     (more than ``max_nodes`` nodes, or past ``deadline``, a ``time.process_time()`` value)."""
-    from .fdim import _DONE, _next_node, _resume_tree, _save_tree, margin_point
+    from .fdim import margin_point
+    from .phase_tree import DONE, next_node, resume_tree, save_tree
     from .phase_lp import PhaseLP
 
     L, A, n0 = net.depth, net.architecture, net.input_dim
@@ -172,18 +173,18 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
     fixed0 = {k: False for k in dead} | {k: True for k in active}
     # the node LPs (exactnet.phase_lp): the neuron active with margin t, the branched upper neurons
     # with their signs strict by the same margin, t <= 1 keeps every node bounded
-    # (an earlier pass's open tree goes on: exactnet.fdim._resume_tree)
+    # (an earlier pass's open tree goes on: exactnet.phase_tree.resume_tree)
     key = ("column", id(net), neuron, l, tuple(v), tuple(sorted(fixed0.items())))
-    plp, tree = _resume_tree(key, lambda: PhaseLP(Y, index, [Y[neuron]], nv, margin=order,
+    plp, tree = resume_tree(key, lambda: PhaseLP(Y, index, [Y[neuron]], nv, margin=order,
                                                     t_max=fmpq(1)), [dict(fixed0)])
     if plp is None:
         return True, None
     stack = tree.stack
-    while True:  # (exactnet.fdim._next_node: the leaves closed in floats get their exact checks at the end)
-        state = _next_node(plp, tree, key, max_nodes, deadline)
+    while True:  # (phase_tree.next_node: the leaves closed in floats get their exact checks at the end)
+        state = next_node(plp, tree, key, max_nodes, deadline)
         if state is None:
             return None, None
-        if state is _DONE:
+        if state is DONE:
             break
         nxt = _undetermined(net, state, l, v)
         if nxt == "zero":
@@ -238,7 +239,7 @@ def prove_column_relation(net: Network, neuron: tuple[int, int], l: int, v: Sequ
             child = dict(state)
             child[nxt] = s
             stack.append(child)
-    _save_tree(key, None, tree)
+    save_tree(key, None, tree)
     return True, None
 
 

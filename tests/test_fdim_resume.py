@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("highspy")
 
-from exactnet import fdim  # noqa: E402
+from exactnet import fdim, phase_tree  # noqa: E402
 from exactnet.phase_lp import PhaseLP  # noqa: E402
 from exactnet.randnet import random_network  # noqa: E402
 
@@ -36,7 +36,7 @@ def test_an_open_tree_goes_on_at_the_next_pass(solves):
     proved, _ = fdim.prove_never_coactive(net, [PAIR], set(), set(), max_nodes=60)
     assert proved == frozenset([PAIR])
     assert solves[0] == alone  # the same tree, not its first 60 nodes solved twice
-    assert fdim._TREES.get() is None  # nothing is kept after the proofs
+    assert phase_tree.TREES.get() is None  # nothing is kept after the proofs
 
 
 def test_a_fresh_proof_outside_the_passes(solves):
