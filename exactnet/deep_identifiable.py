@@ -397,6 +397,16 @@ def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> li
     return None
 
 
+def _facet_class(net: Network, y: Vec) -> tuple | None:
+    """``(j, signs of the other first-layer neurons, active second-layer set)`` of a point ``y`` on
+    exactly one first-layer hyperplane ``H_j`` and off every second-layer zero set; else None."""
+    z = net.preactivations(y)
+    if any(v == 0 for v in z[1]) or sum(v == 0 for v in z[0]) != 1:
+        return None
+    j = next(i for i, v in enumerate(z[0]) if v == 0)
+    return j, tuple(_sgn(v) for i, v in enumerate(z[0]) if i != j), tuple(int(v > 0) for v in z[1])
+
+
 def _facet_points(net: Network, t: list[Vec], rng: Random) -> list[tuple[int, Vec, tuple]]:
     """Points ``y`` on one first-layer hyperplane ``H_j`` only, off every second-layer zero set.
 
@@ -409,11 +419,8 @@ def _facet_points(net: Network, t: list[Vec], rng: Random) -> list[tuple[int, Ve
         rest = t[:j] + t[j + 1:]
         for sv in product((1, -1), repeat=n1 - 1):
             for y in _piece_points(net, t[j], rest, sv, rng, lines=3):
-                z = net.preactivations(y)
-                if any(v == 0 for v in z[1]) or sum(v == 0 for v in z[0]) != 1:
-                    continue
-                key = (j, sv, tuple(int(v > 0) for v in z[1]))
-                if key not in seen:
+                key = _facet_class(net, y)
+                if key is not None and key not in seen:
                     seen.add(key)
                     out.append((j, y, key[2]))
     return out
@@ -435,7 +442,7 @@ def _facet_points_lp(net: Network, t: list[Vec], have: list) -> list[tuple[int, 
     n1, n2 = len(t), net.architecture[2]
     if n1 * 2 ** (n1 - 1) * 2 ** n2 > FACET_LP_LIMIT:
         return []
-    seen = {(j, tuple(_sgn(_dot(r, y)) for i, r in enumerate(t) if i != j), act) for j, y, act in have}
+    seen = {_facet_class(net, y) for _, y, _ in have}
     out = []
     for j in range(n1):
         rest = t[:j] + t[j + 1:]
@@ -445,13 +452,8 @@ def _facet_points_lp(net: Network, t: list[Vec], have: list) -> list[tuple[int, 
                 if (j, sv, act) in seen:
                     continue
                 y = _lp_piece_point(t[j], rest + g, list(sv) + [1 if a else -1 for a in act])
-                if y is None:
-                    continue
-                z = net.preactivations(y)
-                if any(v == 0 for v in z[1]) or sum(v == 0 for v in z[0]) != 1:
-                    continue
-                key = (j, tuple(_sgn(_dot(r, y)) for r in rest), tuple(int(v > 0) for v in z[1]))
-                if key not in seen:
+                key = None if y is None else _facet_class(net, y)
+                if key is not None and key not in seen:
                     seen.add(key)
                     out.append((j, y, key[2]))
     return out
@@ -571,8 +573,6 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
         for s0, pts in cells.items():
             if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
                 continue
-            if any(all(W3[o][k] == 0 for o in range(m)) for k in range(n2)):
-                break
             known = [[False] * n1 for _ in range(n2)]
             steps = []
             grads = [[W3[o][k] * v for o in range(m) for v in _gamma(net, s0, k)[:-1]] for k in range(n2)]
@@ -610,13 +610,14 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                                   {"bends": len(P), "covers": len(covers), "steps": len(steps)})
         return None
 
-    facets = _facet_points(net, t, rng)
-    res = pin(facets)
-    if res is None:  # the random lines can miss a facet piece: complete them by LP, try once more
-        more = _facet_points_lp(net, t, facets)
-        res = pin(facets + more) if more else None
-    if res is not None:
-        return res
+    if all(any(W3[o][k] != 0 for o in range(m)) for k in range(n2)):  # an anchor needs them (Lemma E)
+        facets = _facet_points(net, t, rng)
+        res = pin(facets)
+        if res is None:  # the random lines can miss a facet piece: complete them by LP, try once more
+            more = _facet_points_lp(net, t, facets)
+            res = pin(facets + more) if more else None
+        if res is not None:
+            return res
     return DeepResult(None, "no anchor cell and steps pin the second layer",
                       {"bends": len(P), "covers": len(covers)})
 
