@@ -1090,17 +1090,13 @@ class _PhaseBudget:
         """The budget of the next phase."""
         return self.per_phase + self.saved
 
-    def spent(self, granted: float, used: float) -> None:
-        """Record that a phase granted ``granted`` seconds used ``used``."""
-        self.saved = max(0.0, granted - used)
-
     def run(self, prove, *args, **kwargs):
-        """``prove(*args, budget=..., **kwargs)`` with this phase's grant; its CPU time is recorded."""
+        """``prove(*args, budget=..., **kwargs)`` with this phase's grant; what it leaves unused is saved."""
         granted, t0 = self.grant(), self.clock()
         try:
             return prove(*args, budget=granted, **kwargs)
         finally:
-            self.spent(granted, self.clock() - t0)
+            self.saved = max(0.0, granted - (self.clock() - t0))
 
 
 #: ``(starts, steps)`` per goal of the directed search (2b): the first level while rounds add rows,
