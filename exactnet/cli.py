@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from typing import Sequence
@@ -216,14 +217,16 @@ def _fix_negative_values(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args_list = _fix_negative_values(list(sys.argv[1:] if argv is None else argv))
-    parser = build_parser()
-    args = parser.parse_args(args_list)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args) or 0)
+    try:  # parsing imports every command's module: an early Ctrl-C is an interrupt like any other
+        args_list = _fix_negative_values(list(sys.argv[1:] if argv is None else argv))
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a full disk or closed pipe on stdout is reported here, not at exit
+        return code
     except ExactnetError as e:
         msg = " ".join(str(e).split())
         print(f"exactnet: error: {msg}", file=sys.stderr)
@@ -234,8 +237,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("exactnet: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``exactnet ... | head``): not an error
+        _discard_stdout()
         return 0
+    except OSError as e:  # writing the standard output failed (a full disk, an I/O error)
+        _discard_stdout()
+        print(f"exactnet: error: cannot write the output: {e.strerror or e}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point the standard output at the null device, so that the interpreter's final flush of
+    what could not be written fails no more (no "Exception ignored" report at exit)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError, AttributeError):  # no real file behind sys.stdout (tests capture it)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import FileAccessError, LimitError
-from .fileio import atomic_write_text, output_target
+from .fileio import atomic_write_text, make_folder, output_target
 from .netio import load_network
 from .network import Network
 
@@ -154,9 +154,12 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
 
 
 def check_output_folder(path: str | None) -> None:
-    """An output folder (created when missing) must not be an existing file."""
+    """An output folder must not be an existing file; it is created now when missing (before any
+    work, so that a folder that cannot exist is reported at once: :func:`exactnet.fileio.make_folder`)."""
     if path and Path(path).exists() and not Path(path).is_dir():
         raise FileAccessError(f"{path} is a file, not a folder")
+    if path:
+        make_folder(path)
 
 
 def positive_seconds(text: str) -> float:
@@ -179,6 +182,11 @@ def positive_int(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
     return v
+
+
+# The longest interval ``signal.setitimer`` accepts everywhere (a C ``time_t`` of 32 bits); a longer
+# ``--timeout`` (e.g. 1e10 s) is the same as no limit in practice and is armed as this.
+MAX_TIMER = 2.0**31 - 1
 
 
 class Deadline(BaseException):
@@ -216,13 +224,20 @@ def time_limit(seconds: float | None, what: str):
     # After the first alarm it fires again every 0.05 s: an exception raised where Python ignores
     # it (a finalizer, a weakref callback) must not let the run go on; the next alarm stops it.
     sys.unraisablehook = _unraisable
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
-    try:
+    timed_out = False
+    try:  # armed inside the try: a tiny limit may fire before the block starts
+        signal.setitimer(signal.ITIMER_REAL, min(seconds, MAX_TIMER), 0.05)
         yield
     except Deadline:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        raise LimitError(f"timeout of {seconds:g} s reached ({what})") from None
+        timed_out = True
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-        sys.unraisablehook = old_hook
+        while True:  # an alarm already pending may still arrive here: finish the clean-up anyway
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, old)
+                sys.unraisablehook = old_hook
+                break
+            except Deadline:  # the block has ended: its outcome stands
+                pass
+    if timed_out:
+        raise LimitError(f"timeout of {seconds:g} s reached ({what})")

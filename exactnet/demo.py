@@ -18,6 +18,7 @@ from .certificate import check_certificate_text
 from .certify import certify
 from .examples import example, example_description
 from .fdim import certify_local
+from .fileio import make_folder
 from .netjson import dumps_network
 from .qq import q_str
 from .randnet import random_network
@@ -34,7 +35,7 @@ def _check(text: str, net, path: Path) -> str:
 
 def run_demo(args: argparse.Namespace) -> int:
     out = Path(args.output_dir) if args.output_dir else Path(tempfile.mkdtemp(prefix="exactnet-demo-"))
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     ok = True
     for name in ("A", "C"):
         net = example(name)

@@ -16,7 +16,22 @@ from pathlib import Path
 
 from .errors import FileAccessError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file", "output_target"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file", "make_folder", "output_target"]
+
+
+def make_folder(path: str | os.PathLike) -> Path:
+    """Create the output folder ``path`` (and its parents) unless it exists; an error naming it when
+    it cannot be one (a file in the way, no permission, a read-only or virtual file system)."""
+    folder = Path(path)
+    if not str(path):
+        raise FileAccessError("cannot use an empty folder name")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise FileAccessError(f"cannot create folder {folder}: a file of that name is in the way") from None
+    except OSError as e:
+        raise FileAccessError(f"cannot create folder {folder}: {e.strerror or e}") from None
+    return folder
 
 
 def output_target(path: str | os.PathLike) -> Path:

@@ -30,7 +30,7 @@ from typing import Callable
 from flint import fmpq
 
 from .errors import ExactnetError, UndecidedError
-from .fileio import atomic_write_text
+from .fileio import atomic_write_text, make_folder
 from .netjson import dumps_network
 from .network import Network
 from .randnet import parse_architecture, random_network
@@ -141,7 +141,7 @@ def search(arch, prop: str, seed: int = 0, tries: int = 200, hits: int = 1, outp
     found: list[dict] = []
     folder = Path(output) if output else None
     if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folder(folder)
     for k in range(tries):
         net = random_network(a, seed=seed * 1_000_003 + k, max_num=max_num, max_den=max_den)
         hit = holds(net, prop)

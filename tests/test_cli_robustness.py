@@ -505,3 +505,79 @@ def test_certify_timeout_is_undecided_with_no_certificate(capsys, ws):
     assert "Traceback" not in err and ws() == before
     code, _, err = run(capsys, "certify", "big.json", "--timeout", "-2")
     assert_one_line_error(code, err, "--timeout")
+
+
+def test_a_limit_that_fires_before_the_block_starts_is_still_a_clean_timeout():
+    """A tiny ``--timeout`` can fire before the guarded block begins: it must still end as the
+    timeout error, with the alarm disarmed and the old handler back (never a stray SIGALRM that
+    kills the process, exit 142)."""
+    import signal
+    import time
+
+    from exactnet.cli_common import time_limit
+    from exactnet.errors import LimitError
+
+    handler = signal.getsignal(signal.SIGALRM)
+    for _ in range(40):
+        with pytest.raises(LimitError, match="timeout of 1e-06 s"):
+            with time_limit(1e-6, "test"):
+                time.sleep(0.5)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert signal.getsignal(signal.SIGALRM) is handler
+
+
+def test_a_timeout_beyond_the_timer_range_means_no_limit(capsys, ws):
+    """``--timeout 1e10`` (or 1e308) is accepted and runs the command (the timer is armed at its
+    largest interval), instead of an OverflowError from ``signal.setitimer``."""
+    import signal
+
+    from exactnet.cli_common import time_limit
+
+    for big in (1e10, 1e308):
+        with time_limit(big, "test"):
+            assert signal.getitimer(signal.ITIMER_REAL)[0] > 1e9
+    code, out, err = run(capsys, "depth", "good.json", "--timeout", "1e10")
+    assert code == 0 and not err, err
+
+
+@pytest.mark.parametrize("cmd", [["demo", "--output-dir"],
+                                 ["search", "--arch", "2,2,1", "--property", "hidden-symmetry", "--tries", "2",
+                                  "-o"]])
+def test_an_output_folder_that_cannot_be_created_is_one_error_line(capsys, ws, cmd):
+    """An output folder below a file (or on a file system that refuses it) is refused before any work."""
+    before = ws()
+    code, _, err = run(capsys, *cmd, "good.json/sub")
+    assert_one_line_error(code, err, "cannot create folder good.json/sub")
+    assert ws() == before
+
+
+def test_an_interrupt_while_the_parser_is_built_is_reported_as_an_interrupt(capsys, monkeypatch):
+    """Building the parser imports every command's module (most of the start-up time): Ctrl-C there
+    is "exactnet: interrupted", exit 130, like anywhere else (not a traceback)."""
+    import exactnet.cli as cli
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    try:
+        code, out, err = run(capsys, "info", "x.json")
+    except KeyboardInterrupt:
+        pytest.fail("the interrupt escaped exactnet.cli.main (a traceback for the user)")
+    assert code == 130 and err == "exactnet: interrupted\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_standard_output_that_cannot_be_written_is_one_error_line(tmp_path):
+    """``exactnet info net.json > /dev/full``: one error line, exit 2, no traceback and no
+    "Exception ignored" report from the interpreter's final flush."""
+    import subprocess
+
+    (tmp_path / "good.json").write_text(GOOD)
+    code = "import sys; from exactnet.cli import main; sys.exit(main(sys.argv[1:]))"
+    for argv in (["info", "good.json"], ["eval", "good.json", "--point", "1,2"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+        assert p.returncode == 2, p.stderr
+        assert p.stderr == "exactnet: error: cannot write the output: No space left on device\n", p.stderr
