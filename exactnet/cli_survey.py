@@ -1,11 +1,15 @@
-"""``exactnet survey``: verdict fractions over seeded random networks of an architecture."""
+"""``exactnet survey``: verdict fractions over seeded random networks of an architecture.
+
+The work is done by :func:`exactnet.survey.run_survey` (resume checks, worker cap, Dask errors).
+"""
 
 from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, check_outputs, positive_int, print_json
+from .cli_common import add_json_flag, positive_int, print_json
 from .errors import FileAccessError
+from .fileio import output_target
 
 __all__ = ["register"]
 
@@ -15,7 +19,11 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.resume and not args.output:
         raise FileAccessError("--resume continues the survey in --output FILE: give -o FILE")
-    check_outputs([args.output])  # the results file is appended to: its folder must exist, not a folder
+    if args.output:
+        # the results file is appended to, so its folder must exist and it must be a regular file; it is
+        # not registered with check_outputs: a survey that stops (an error, Ctrl-C) keeps it on purpose
+        # for --resume, and a warning that it "was not written" would be a second, misleading line
+        output_target(args.output)
     summary = run_survey(
         args.arch, args.samples, seed=args.seed, workers=args.workers, output=args.output,
         resume=args.resume, dask_address=args.dask, max_num=args.max_num, max_den=args.max_den,
@@ -39,10 +47,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--arch", required=True, help="architecture, e.g. 2,3,3,1")
     p.add_argument("--samples", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=positive_int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="local worker processes (default 1; a value above the samples left to do "
+                        "or 4 per CPU is lowered to that)")
     p.add_argument("--dask", metavar="ADDRESS", help="run on an existing Dask cluster, e.g. tcp://127.0.0.1:8786")
     p.add_argument("--output", "-o", help="stream results to this JSON-lines file")
-    p.add_argument("--resume", action="store_true", help="continue the survey in --output")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the survey in --output (refused if that file is from a survey "
+                        "with another --arch, --seed, --max-num or --max-den)")
     p.add_argument("--max-num", type=int, default=9)
     p.add_argument("--max-den", type=int, default=5)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
