@@ -6,6 +6,8 @@ bound, and the dead / stably active neurons; for a proved interval, the LP facts
 within ``--lp-budget`` (``undecided_facts``: the reason for the gap). With ``--certificate OUT`` and rank
 ``D - N`` it writes a ``LOCALLY-IDENTIFIABLE`` certificate (checked by the independent
 checker before it is written). Exit code 0 on success (whatever the rank), 2 on a user error.
+On a terminal a progress line on stderr names the stage (rank so far, proved upper bound, LP
+phase and its budget); ``--quiet`` turns it off.
 """
 
 from __future__ import annotations
@@ -34,13 +36,24 @@ def run_fdim(args: argparse.Namespace) -> int:
 
     check_outputs([getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
-    res = functional_dimension(
-        net,
-        use_regions=not args.no_regions,
-        max_cells=args.max_cells,
-        timeout=args.timeout,
-        sign_budget=args.lp_budget,
-    )
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        def progress(stage: str) -> None:
+            sys.stderr.write(f"\r\033[Kfdim: {stage} ...")
+            sys.stderr.flush()
+    try:
+        res = functional_dimension(
+            net,
+            use_regions=not args.no_regions,
+            max_cells=args.max_cells,
+            timeout=args.timeout,
+            sign_budget=args.lp_budget,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
     out = res.to_json()
     cert_path = getattr(args, "certificate", None)
     if cert_path and not res.locally_identifiable:  # the result first, then why there is no certificate
@@ -119,6 +132,7 @@ def register(subparsers) -> None:
                    help="CPU seconds for each phase of exact LP facts (dead, stably active, never both "
                         "active, relations) that can close the gap to the upper bound; a phase also gets "
                         "the seconds the phases before it left unused (default 10)")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr (shown only on a terminal)")
     p.add_argument("--no-regions", action="store_true",
                    help="skip the region complex; use random generic points (lower bound unless it reaches D - N)")
     p.set_defaults(func=run_fdim)

@@ -121,7 +121,7 @@ import importlib.util
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from flint import fmpq
 
@@ -1083,8 +1083,8 @@ class _PhaseBudget:
     candidates) thus leave their time to the hard ones (often the column relations, last).
     """
 
-    def __init__(self, per_phase: float, clock=time.process_time):
-        self.per_phase, self.saved, self.clock = per_phase, 0.0, clock
+    def __init__(self, per_phase: float, clock=time.process_time, progress: Callable[[str], None] | None = None):
+        self.per_phase, self.saved, self.clock, self.progress = per_phase, 0.0, clock, progress
 
     def grant(self) -> float:
         """The budget of the next phase."""
@@ -1093,6 +1093,8 @@ class _PhaseBudget:
     def run(self, prove, *args, **kwargs):
         """``prove(*args, budget=..., **kwargs)`` with this phase's grant; what it leaves unused is saved."""
         granted, t0 = self.grant(), self.clock()
+        if self.progress is not None:
+            self.progress(f"LP facts: {_PHASE_NAMES.get(prove.__name__, prove.__name__)} (up to {granted:.0f} CPU s)")
         try:
             return prove(*args, budget=granted, **kwargs)
         finally:
@@ -1104,6 +1106,12 @@ class _PhaseBudget:
 ASCENT_EFFORTS = ((48, 80), (192, 240))
 #: At most this many goals of the last-layer pairs never seen of opposite signs, per round of (2b).
 MAX_TRIPLE_GOALS = 512
+
+#: What the progress line calls each LP-fact phase (by the name of its prover).
+_PHASE_NAMES = {"prove_constant_signs": "dead or stably active neurons", "prove_never_coactive": "pairs never both active",
+                "prove_same_where_active": "pairs with the same activation", "prove_active_where_needed":
+                "neurons active where needed", "prove_relations_where_active": "affine relations",
+                "prove_column_relations": "column relations"}
 
 #: Kinds of LP facts, in the order functional_dimension tries them (keys of its ``left`` lists).
 _LEFT_KINDS = ("sign", "pair", "same", "need", "relation", "column")
@@ -1401,6 +1409,7 @@ def functional_dimension(
     walk_points: int = 1000,
     resample_rounds: int = 4,
     ascent_rounds: int = 8,
+    progress: Callable[[str], None] | None = None,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -1420,6 +1429,10 @@ def functional_dimension(
        (:mod:`exactnet.regions`, within ``max_cells``/``timeout``); when it is complete (and every
        sampled pattern is one of its regions) the rank over its points is exact over Q.
        Otherwise the result is labelled ``"lower-bound"``.
+
+    ``progress``, when given, is called with a short description of each stage as it starts (the
+    rank reached so far, the proved upper bound, the LP phase and its budget): ``exactnet fdim``
+    shows it on a terminal.
     """
     import numpy as np
 
@@ -1429,6 +1442,8 @@ def functional_dimension(
     zero_in = zero_incoming_rows(net)
     bound_valid = not zero_in
     bound = D - N
+    say = progress if progress is not None else (lambda stage: None)
+    say(f"structural kernel ({D} parameters)")
     kvecs, structural = structural_kernel(net)
     upper = D - _kernel_rank_lower(kvecs, D)  # proved: rank <= upper
     if any(d["reason"] == "identically-zero" for d in structural):
@@ -1501,6 +1516,7 @@ def functional_dimension(
 
     k, stale = 0, 0
     while len(pts) < limit and st["r"] < upper and stale < 3:
+        say(f"sampling: rank {st['r']}, proved upper bound {upper}, {len(pts)} points")
         if k == 0:
             want = first_want()
         else:
@@ -1516,6 +1532,7 @@ def functional_dimension(
     for around in range(ascent_rounds if net.depth > 2 and pts else 0):
         if st["r"] >= upper:
             break
+        say(f"directed search, round {around + 1}: rank {st['r']}, proved upper bound {upper}")
         goals = [[(l, i, 1)] for l in range(1, net.depth) for i in range(A_[l]) if not obs_any[l - 1][i]]
         goals += [[(l, i, -1)] for l in range(1, net.depth) for i in range(A_[l]) if obs_all[l - 1][i]]
         goals += [[(l, i, 1), (l - 1, j, 1)] for l in range(2, net.depth) for i in range(A_[l])
@@ -1541,7 +1558,7 @@ def functional_dimension(
         ca = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
               if obs_all[l - 1][i] and (l, i) not in known]
         left = {k: [] for k in _LEFT_KINDS}
-        lp_time = _PhaseBudget(sign_budget)
+        lp_time = _PhaseBudget(sign_budget, progress=progress)
         pdead, pact, wit = lp_time.run(prove_constant_signs, net, cd, ca, left=left["sign"])
         if wit:
             absorb(_with_neighbours(net, wit))
@@ -1640,6 +1657,7 @@ def functional_dimension(
 
     rounds, stale = 0, 0
     while st["r"] < upper and frontier and rounds < walk_rounds and stale < 2:
+        say(f"walks across walls, round {rounds + 1}: rank {st['r']}, proved upper bound {upper}")
         before = len(pts)
         grew = walk(frontier, seed * 1000 + 500 + rounds)
         frontier = pts[before:]
@@ -1653,6 +1671,7 @@ def functional_dimension(
         if st["r"] >= upper or max_points is not None:  # an explicit max_points caps the sample
             break
         s2 = seed + 7919 * extra
+        say(f"fresh sample {extra}: rank {st['r']}, proved upper bound {upper}")
         before = len(pts)
         want = first_want()  # max_points is None here, so limit = 12 D caps nothing
         absorb(sample_batch(net, 0, want, seed=s2) + sample_batch(net, 1, want, seed=s2))
@@ -1666,6 +1685,7 @@ def functional_dimension(
     rr = None
     ps: PointSet | None = None
     if r < upper and use_regions and _have_regions():
+        say(f"region complex (rank {r}, proved upper bound {upper})")
         try:
             ps = points_from_regions(net, max_cells=max_cells, timeout=timeout)
         except LimitError as e:

@@ -1,5 +1,6 @@
 """The CPU budget of the LP-fact phases of :func:`exactnet.fdim.functional_dimension`: each phase
-gets ``sign_budget`` seconds plus what the phases before it left unused (:class:`_PhaseBudget`)."""
+gets ``sign_budget`` seconds plus what the phases before it left unused (:class:`_PhaseBudget`),
+and the progress line that names each stage and each phase's grant."""
 
 from __future__ import annotations
 
@@ -96,3 +97,40 @@ def test_functional_dimension_carries_the_budget_between_its_phases(monkeypatch)
     assert all(g >= 30.0 for _, g in grants)
     assert all(b <= a + 30.0 for (_, a), (_, b) in zip(grants, grants[1:]))
     assert grants[1][1] > 30.0  # the first phase, a few candidates, did not use its 30 s
+
+
+def test_progress_names_each_stage_and_changes_nothing():
+    """``progress`` hears every stage as it starts (structural kernel, sampling with the rank so far,
+    each LP-fact phase with its grant), and the result is the same without it."""
+    from exactnet.fdim import functional_dimension
+    from exactnet.randnet import random_network
+
+    net = random_network((3, 3, 3, 3, 1), seed=5)
+    stages: list[str] = []
+    with_p = functional_dimension(net, use_regions=False, progress=stages.append)
+    without = functional_dimension(net, use_regions=False)
+    assert (with_p.functional_dimension, with_p.upper_bound, with_p.status) == \
+        (without.functional_dimension, without.upper_bound, without.status)
+    assert stages[0] == f"structural kernel ({net.num_parameters} parameters)"
+    assert stages[1].startswith("sampling: rank 0, proved upper bound ")
+    lp = [s for s in stages if s.startswith("LP facts: ")]
+    assert lp[0] == "LP facts: dead or stably active neurons (up to 10 CPU s)"
+    assert with_p.status == "lower-bound" and any("walks across walls" in s for s in stages)
+
+
+def test_fdim_cli_shows_progress_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    """``exactnet fdim`` writes the progress line to a terminal's stderr and clears it at the end;
+    ``--quiet`` (or stderr not a terminal) writes nothing there."""
+    import sys
+
+    from exactnet.cli import main
+    from exactnet.netjson import dumps_network
+    from exactnet.randnet import random_network
+
+    (tmp_path / "n.json").write_text(dumps_network(random_network((3, 3, 3, 3, 1), seed=0)))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["fdim", str(tmp_path / "n.json"), "--no-regions"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("\r\033[Kfdim: structural kernel") and err.endswith("\r\033[K")
+    assert main(["fdim", str(tmp_path / "n.json"), "--no-regions", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
