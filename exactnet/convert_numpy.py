@@ -29,7 +29,12 @@ Numbers: integer arrays convert exactly without a float mode. Float arrays need 
 explicit ``float_mode``: ``"exact"`` (the binary value of each float) or
 ``"decimal"`` (the shortest decimal that round-trips *in the array's own precision*,
 so a float32 ``0.1`` becomes ``1/10``). NaN or infinity raises
-:class:`~exactnet.errors.ValueRangeError` naming the array and the index.
+:class:`~exactnet.errors.ValueRangeError` naming the array and the index. The
+small formats of ``ml_dtypes`` (what ONNX gives for ``bfloat16``, ``float8_*``,
+``float6_*``, ``float4_*``, ``int4``, ``uint4``, ...) are first widened to
+``float32`` / ``int64``, which holds each of their values exactly; the float ones
+still need a ``float_mode``, and ``"decimal"`` then means the shortest decimal in
+``float32`` precision (as for PyTorch ``bfloat16`` tensors).
 
 Object arrays (the ``arr_0``/``arr_1`` lists) are stored with pickle, and a full
 unpickler can run code from the file. exactnet therefore reads them with a
@@ -78,6 +83,8 @@ def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
     """
     _check_mode(float_mode)
     a = np.asarray(arr)
+    dtype_name = a.dtype.name
+    a = _widen_exactly(a)
     kind = a.dtype.kind
     if kind in "iu":
         flat = [fmpq(int(v)) for v in a.reshape(-1).tolist()]
@@ -88,7 +95,7 @@ def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
             raise ValueRangeError(f"{name} at index {list(idx)} is {float(a[idx])!r}: NaN and infinity are not numbers exactnet accepts")
         if float_mode is None:
             raise FormatError(
-                f"{name} holds {a.dtype} floats: choose how to turn them into rationals with "
+                f"{name} holds {dtype_name} floats: choose how to turn them into rationals with "
                 "--float-mode exact (the binary value) or --float-mode decimal (the shortest decimal); "
                 "in Python pass float_mode='exact' or 'decimal'"
             )
@@ -98,10 +105,52 @@ def array_to_q(arr: Any, float_mode: FloatMode | None, name: str) -> list:
     elif kind == "c":
         raise FormatError(f"{name} holds complex numbers")
     else:
-        raise FormatError(f"{name} has dtype {a.dtype}, expected integers or floats")
+        raise FormatError(f"{name} has dtype {dtype_name}, expected integers or floats")
     if a.ndim == 0:
         return flat[0]  # type: ignore[return-value]
     return _reshape(flat, a.shape)
+
+
+def _widen_exactly(a: np.ndarray) -> np.ndarray:
+    """``a`` in a NumPy dtype holding the same values, when its dtype is a small ``ml_dtypes`` format.
+
+    Floats with at most float32's precision and exponent range become ``float32``,
+    integer formats (``int4``, ``uint2``, ...) ``int64``: both exact (NaN stays NaN).
+    Any other array is returned unchanged.
+    """
+    if not type(a.dtype).__module__.startswith("ml_dtypes") and not type(a.dtype.type).__module__.startswith(
+        "ml_dtypes"
+    ):
+        return a
+    import ml_dtypes  # present: the dtype comes from it
+
+    try:
+        ml_dtypes.iinfo(a.dtype)
+    except (ValueError, TypeError):
+        pass
+    else:
+        return a.astype(np.int64)
+    try:
+        fi = ml_dtypes.finfo(a.dtype)
+    except (ValueError, TypeError):
+        return a
+    f32 = np.finfo(np.float32)
+    # every value is a multiple of tiny * eps with at most f32's mantissa bits and at most f32's max,
+    # so it is a float32 (normal, or subnormal: a multiple of 2^-149 below 2^-126)
+    quantum = float(fi.tiny) * float(fi.eps)
+    if float(fi.eps) >= float(f32.eps) and float(fi.max) <= float(f32.max) and quantum >= float(f32.smallest_subnormal):
+        return a.astype(np.float32)
+    return a
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    """The first line of ``text``, shortened at a word boundary to about ``limit`` characters."""
+    lines = text.strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    if len(first) <= limit:
+        return first
+    cut = first[:limit].rsplit(" ", 1)[0].rstrip(" ,;:(")
+    return cut + " ..."
 
 
 def _floats_to_q(flat: np.ndarray, mode: FloatMode) -> list[fmpq]:
@@ -281,17 +330,21 @@ def load_npz(
         data = np.load(p, allow_pickle=allow_pickle)
     except MemoryError:
         raise ValueRangeError(f"{p}: the array's header asks for more memory than there is") from None
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, pickle.UnpicklingError) as e:
         with open(p, "rb") as fh:
-            is_npy = fh.read(6) == b"\x93NUMPY"
+            head = fh.read(16)
+        is_npy = head.startswith(b"\x93NUMPY")
+        if not is_npy and not head.startswith(b"PK"):  # neither a .npy nor a zip (.npz)
+            raise FormatError(f"{p}: not a NumPy .npz/.npy file ({_describe_head(head, allow_pickle)})") from None
         if not ("allow_pickle" in str(e) and is_npy):
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            raise FormatError(f"{p}: not a NumPy .npz/.npy file ({first[:120]})") from None
+            raise FormatError(f"{p}: not a NumPy .npz/.npy file ({_clip(str(e)) or type(e).__name__})") from None
         with open(p, "rb") as fh:  # a .npy object array: read it with the restricted unpickler
             data = _read_object_npy(fh, str(p))
     try:
         if isinstance(data, np.ndarray):  # .npy
             arrays = {"arr_0": data}
+        elif not hasattr(data, "files"):  # allow_pickle=True on a plain pickle of something else
+            raise FormatError(f"{p}: holds a pickled {type(data).__name__}, not NumPy arrays (.npz/.npy)")
         else:
             arrays = {}
             for key in data.files:
@@ -320,6 +373,20 @@ def load_npz(
         if str(e).startswith(str(p)):
             raise
         raise type(e)(f"{p}: {e}") from None
+
+
+def _describe_head(head: bytes, allow_pickle: bool) -> str:
+    """Why a file that starts with ``head`` (neither ``\\x93NUMPY`` nor a zip) is not NumPy's."""
+    if not head:
+        return "the file is empty"
+    if head[:1] == b"\x80" and not allow_pickle:
+        return (
+            "it is a Python pickle, not the NumPy format; if you trust the file, pass allow_pickle=True "
+            "(CLI: exactnet convert --allow-pickle)"
+        )
+    if head[:1] == b"\x80":
+        return "it is a Python pickle, not the NumPy format"
+    return f"it starts with {head!r}, not with the .npy magic b'\\x93NUMPY' or a zip header"
 
 
 def _network_from_arrays(arrays: dict[str, np.ndarray], float_mode, layout: Layout, p: Path) -> Network:

@@ -22,7 +22,13 @@ with float64 (``DOUBLE``) initializers, input ``x`` of shape ``[N, n_0]``. ONNX
 stores floats, so an exact rational network is **rounded** to the nearest
 float64 weights. For dyadic weights of moderate size (``p / 2^k`` that fit a
 double) the round trip ``load_onnx(onnx_bytes(net), "exact") == net`` is exact;
-``onnx_bytes(net, require_exact=True)`` refuses any weight that would be rounded.
+``onnx_bytes(net, require_exact=True)`` refuses any weight that would be rounded,
+:func:`count_rounded` says how many are, and :func:`rounding_note` words it as a
+one-line note for the command line.
+
+Reading ``bfloat16``, ``float8_*`` (and the other small ``ml_dtypes`` formats)
+initializers widens them to ``float32`` first, which is exact; like every float
+they need a ``float_mode``.
 """
 
 from __future__ import annotations
@@ -38,7 +44,15 @@ from .errors import DependencyError, ExactnetError, FormatError, ShapeError, Val
 from .network import Layer, Network
 from .qq import FloatMode, check_float_mode, Q0, from_float, q_str, q_to_float
 
-__all__ = ["load_onnx", "onnx_bytes", "network_from_onnx_model", "require_onnx", "OPSET"]
+__all__ = [
+    "load_onnx",
+    "onnx_bytes",
+    "count_rounded",
+    "rounding_note",
+    "network_from_onnx_model",
+    "require_onnx",
+    "OPSET",
+]
 
 _INSTALL = 'pip install "exactnet[onnx]"'
 
@@ -90,23 +104,38 @@ def _scalar_attr(node: Any, name: str, float_mode: FloatMode | None, label: str)
     return array_to_q(np.array(v, dtype=np.float32), float_mode, f"{label} {name}")
 
 
+def _shape(v: Any) -> tuple[int, ...]:
+    """The shape of nested lists as built by :func:`array_to_q` (``()`` for a scalar)."""
+    dims: list[int] = []
+    while isinstance(v, list):
+        dims.append(len(v))
+        if not v:
+            break
+        v = v[0]
+    return tuple(dims)
+
+
 def _bias_vector(C: Any, n_out: int, name: str) -> list[fmpq]:
-    if isinstance(C, list) and C and isinstance(C[0], list):
-        if len(C) != 1:
-            raise ShapeError(f"bias {name} has shape {len(C)} x {len(C[0])}, expected ({n_out},) or (1, {n_out})")
+    shape = _shape(C)
+    if len(shape) > 2 or (len(shape) == 2 and shape[0] != 1):
+        raise ShapeError(f"bias {name!r} has shape {shape}, expected ({n_out},) or (1, {n_out})")
+    if len(shape) == 2:
         C = C[0]
     if not isinstance(C, list):
         return [C] * n_out
     if len(C) == 1 and n_out != 1:
         return [C[0]] * n_out
     if len(C) != n_out:
-        raise ShapeError(f"bias {name} has {len(C)} entries but the layer has {n_out} neurons")
+        raise ShapeError(f"bias {name!r} has {len(C)} entries but the layer has {n_out} neurons")
     return list(C)
 
 
-def _matrix(v: Any, name: str) -> list[list[fmpq]]:
-    if not (isinstance(v, list) and v and isinstance(v[0], list)):
-        raise ShapeError(f"weight {name} must be a matrix")
+def _matrix(v: Any, name: str, label: str) -> list[list[fmpq]]:
+    shape = _shape(v)
+    if len(shape) != 2 or 0 in shape:
+        raise ShapeError(
+            f"{label}: weight {name!r} has shape {shape}, expected a matrix (2 dimensions, not empty)"
+        )
     return v
 
 
@@ -174,7 +203,7 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
                 raise FormatError(f"{label}: the signal must be the first input A")
             if _attr(node, "transA", 0):
                 raise FormatError(f"{label}: transA = 1 is not supported")
-            B = _matrix(const(ins[1], node), ins[1])
+            B = _matrix(const(ins[1], node), ins[1], label)
             alpha = _scalar_attr(node, "alpha", float_mode, label)
             beta = _scalar_attr(node, "beta", float_mode, label)
             W = B if _attr(node, "transB", 0) else _transpose(B)
@@ -193,7 +222,7 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
                 raise FormatError(f"{label} follows an affine layer without Relu in between")
             if ins[0] != signal:
                 raise FormatError(f"{label}: the signal must be the left factor (h @ B)")
-            B = _matrix(const(ins[1], node), ins[1])
+            B = _matrix(const(ins[1], node), ins[1], label)
             W = _transpose(B)
             pending = _Pending(W, [Q0] * len(W))
         elif op == "Add":
@@ -249,16 +278,59 @@ def load_onnx(path: str | os.PathLike, float_mode: FloatMode | None = None) -> N
     return Network(net.layers, name=net.name, metadata=meta)
 
 
-def _double(q: fmpq) -> float:
-    """Nearest float64 of ``q``; ValueRangeError when it is beyond the float64 range."""
+def _double(q: fmpq, where: str = "a weight") -> float:
+    """Nearest float64 of ``q``; ValueRangeError naming ``where`` when it is beyond the float64 range."""
     try:
         return q_to_float(q)
     except OverflowError:
-        raise ValueRangeError(f"{q_str(q)[:40]}... is too large for float64") from None
+        raise ValueRangeError(f"{where} = {_short(q)} is too large for float64 (ONNX stores floats)") from None
 
 
-def _representable(q: fmpq) -> bool:
-    return from_float(_double(q), "exact") == q
+def _short(q: fmpq) -> str:
+    """``q`` spelled out, or its first characters and its length when it is long."""
+    text = q_str(q)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def _entries(net: Network):
+    """``(label, value)`` for every weight and bias, labels ``W_l[i][j]`` / ``b_l[i]`` (1-based)."""
+    for l, layer in enumerate(net.layers, start=1):
+        for i, row in enumerate(layer.weights):
+            for j, v in enumerate(row):
+                yield f"layer {l} weight W_{l}[{i + 1}][{j + 1}]", v
+        for i, v in enumerate(layer.biases):
+            yield f"layer {l} bias b_{l}[{i + 1}]", v
+
+
+def count_rounded(net: Network, require_exact: bool = False) -> int:
+    """How many weights and biases of ``net`` are not float64 values, i.e. are rounded by :func:`onnx_bytes`.
+
+    0 means the ONNX file holds ``net`` exactly. Raises :class:`ValueRangeError`
+    naming the layer and index of a value beyond the float64 range, and, with
+    ``require_exact=True``, of the first value that would be rounded.
+    """
+    rounded = 0
+    for where, v in _entries(net):
+        if from_float(_double(v, where), "exact") != v:
+            if require_exact:
+                raise ValueRangeError(f"{where} = {_short(v)} is not exactly a float64")
+            rounded += 1
+    return rounded
+
+
+def rounding_note(net: Network) -> str | None:
+    """A one-line note for users when writing ``net`` as ONNX rounds values, else None.
+
+    For example ``"3 of 5 weights and biases rounded to float64 (ONNX stores floats); 1 of them
+    became 0"``, for the command line to print on stderr after writing an ``.onnx`` file.
+    """
+    n = count_rounded(net)
+    if n == 0:
+        return None
+    values = [v for _, v in _entries(net)]
+    zeros = sum(1 for v in values if v != 0 and q_to_float(v) == 0.0)
+    extra = f"; {zeros} of them became 0" if zeros else ""
+    return f"{n} of {len(values)} weights and biases rounded to float64 (ONNX stores floats){extra}"
 
 
 def onnx_bytes(net: Network, require_exact: bool = False) -> bytes:
@@ -266,24 +338,14 @@ def onnx_bytes(net: Network, require_exact: bool = False) -> bytes:
 
     ONNX stores floats: every rational is rounded to the nearest float64. Dyadic
     weights that fit a double survive exactly; with ``require_exact=True`` any
-    weight that would be rounded raises :class:`ValueRangeError`.
+    weight that would be rounded raises :class:`ValueRangeError`. How many are
+    rounded: :func:`count_rounded` (also stored in the model's metadata property
+    ``exactnet_rounded_weights``); a note for users: :func:`rounding_note`.
     """
     onnx = require_onnx()
     from onnx import TensorProto, helper
 
-    rounded = 0
-    for l, layer in enumerate(net.layers, start=1):
-        for i, row in enumerate(layer.weights):
-            for j, v in enumerate(row):
-                if not _representable(v):
-                    if require_exact:
-                        raise ValueRangeError(f"W_{l}[{i + 1}][{j + 1}] = {q_str(v)} is not exactly a float64")
-                    rounded += 1
-        for i, v in enumerate(layer.biases):
-            if not _representable(v):
-                if require_exact:
-                    raise ValueRangeError(f"b_{l}[{i + 1}] = {q_str(v)} is not exactly a float64")
-                rounded += 1
+    rounded = count_rounded(net, require_exact)
     inits, nodes = [], []
     sig = "x"
     for l, layer in enumerate(net.layers, start=1):

@@ -20,7 +20,11 @@ that names it, without unpickling it. ``allow_pickle=True`` switches to
 exactnet look at custom modules and still refuses unsupported layers by name.
 
 Floats: tensors are floats, so a ``float_mode`` is required (``"exact"`` or
-``"decimal"``, see :mod:`exactnet.convert_numpy`); NaN/inf are refused.
+``"decimal"``, see :mod:`exactnet.convert_numpy`); NaN/inf are refused. Sparse
+tensors are read as their dense values; ``bfloat16`` and ``float8_*`` tensors are
+widened to ``float32`` (exact: each of their values is a float32), so ``"decimal"``
+gives the shortest decimal in float32 precision. Tensors without data (``meta``
+device) and quantized tensors are refused with an error naming the tensor.
 
 Writing (:func:`network_to_torch`) builds an ``nn.Sequential`` of float64 Linear and
 ReLU layers for users; each rational is rounded to the nearest float64, so the
@@ -32,10 +36,11 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from .convert_numpy import layers_from_arrays
+from .convert_numpy import _clip, layers_from_arrays
 from .fileio import existing_file
 from .errors import DependencyError, ExactnetError, FormatError, ShapeError, ValueRangeError
 from .network import Network
@@ -56,15 +61,51 @@ def require_torch():
 
 
 def _tensor_to_numpy(t: Any, name: str):
+    """The values of tensor ``t`` (named ``name`` in messages) as a NumPy array, exactly.
+
+    Sparse tensors are made dense; ``bfloat16`` and ``float8_*`` tensors are widened
+    to ``float32``, which holds each of their values exactly. A tensor without data
+    (meta device), a quantized tensor or anything else that cannot be read raises a
+    one-line :class:`FormatError` naming the tensor.
+    """
     torch = require_torch()
     if not isinstance(t, torch.Tensor):
         raise FormatError(f"{name} is a {type(t).__name__}, expected a tensor")
-    t = t.detach().cpu()
-    if t.is_complex():
-        raise FormatError(f"{name} holds complex numbers")
-    if t.dtype == torch.bfloat16:
-        t = t.to(torch.float32)  # exact: every bfloat16 is a float32
-    return t.numpy()
+    if t.is_meta:
+        raise FormatError(f"{name} has no data (a meta-device tensor): save the model after its weights are loaded")
+    if t.is_quantized:
+        raise FormatError(
+            f"{name} is a quantized tensor ({str(t.dtype).removeprefix('torch.')}); "
+            "exactnet reads plain float or integer tensors: save the float model"
+        )
+    try:
+        t = t.detach().cpu()
+        if t.layout != torch.strided:  # sparse COO / CSR / CSC / BSR / BSC: the same numbers, dense
+            t = t.to_dense()
+        if t.is_complex():
+            raise FormatError(f"{name} holds complex numbers")
+        if t.is_floating_point() and t.dtype not in (torch.float16, torch.float32, torch.float64):
+            if not _fits_float32(torch, t.dtype):
+                raise FormatError(
+                    f"{name} has dtype {str(t.dtype).removeprefix('torch.')}, which exactnet cannot read exactly"
+                )
+            t = t.to(torch.float32)  # exact: bfloat16 and float8 values are all float32 values
+        return t.numpy()
+    except ExactnetError:
+        raise
+    except Exception as e:  # an unusual tensor kind or dtype torch cannot hand to NumPy
+        raise FormatError(f"{name}: cannot read the tensor ({type(e).__name__}: {_clip(str(e))})") from None
+
+
+def _fits_float32(torch: Any, dtype: Any) -> bool:
+    """Whether every value of the float ``dtype`` is a float32 (so widening is exact)."""
+    f32 = torch.finfo(torch.float32)
+    try:
+        fi = torch.finfo(dtype)
+        eps, big, quantum = fi.eps, fi.max, fi.tiny * fi.eps  # every value is a multiple of quantum
+    except Exception:  # packed or exotic dtypes (float4_e2m1fn_x2) have no usable finfo
+        return False
+    return eps >= f32.eps and big <= f32.max and quantum >= f32.smallest_normal * f32.eps
 
 
 def network_from_state_dict(sd: Mapping[str, Any], float_mode: FloatMode | None, where: str = "state_dict") -> Network:
@@ -168,11 +209,13 @@ def load_torch(path: str | os.PathLike, float_mode: FloatMode | None = None, all
     nn = torch.nn
     safe = [nn.Sequential, nn.Linear, nn.ReLU, nn.Identity, nn.Dropout]
     try:
-        if allow_pickle:
-            obj = torch.load(p, map_location="cpu", weights_only=False)
-        else:
-            with torch.serialization.safe_globals(safe):
-                obj = torch.load(p, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's notes on beta features (sparse CSR, quantized) are not for users
+            warnings.simplefilter("ignore", UserWarning)
+            if allow_pickle:
+                obj = torch.load(p, map_location="cpu", weights_only=False)
+            else:
+                with torch.serialization.safe_globals(safe):
+                    obj = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a bad file
         msg = str(e)
         m = _GLOBAL.search(msg)
@@ -182,8 +225,8 @@ def load_torch(path: str | os.PathLike, float_mode: FloatMode | None = None, all
                 f"{p}: unsupported module type {cls} ({m.group(1)}): exactnet reads Linear and ReLU layers only "
                 "(it was not unpickled)"
             ) from None
-        first = msg.strip().splitlines()[0] if msg.strip() else type(e).__name__
-        raise FormatError(f"{p}: not a PyTorch file exactnet can read ({first[:200]})") from None
+        first = _clip(msg, 200) or type(e).__name__
+        raise FormatError(f"{p}: not a PyTorch file exactnet can read ({first})") from None
     meta = {"source": {"file": p.name, "converter": "exactnet.convert_torch", "float_mode": float_mode}}
     try:
         if isinstance(obj, nn.Module):

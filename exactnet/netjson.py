@@ -10,12 +10,17 @@
 integer or a string holding an integer, ``p/q`` or a plain decimal. A JSON float
 such as ``0.1`` is refused with a message that says how to write it (``"0.1"``
 or ``"1/10"``): a float in a file has already lost the number the user meant.
+The message quotes the number as the file spells it, so ``1e400`` (which
+overflows a float) and ``1e-400`` (which underflows to 0) get a correct exact
+spelling too; exponents are not part of the string syntax.
 Written files use the canonical spelling (strings ``"p/q"``, reduced).
 """
 
 from __future__ import annotations
 
 import json
+import math
+from decimal import Decimal
 from typing import Any
 
 from .errors import FormatError, ShapeError, ValueRangeError
@@ -33,9 +38,7 @@ def _num(v: Any, where: str):
     if isinstance(v, int):
         return to_q(v)
     if isinstance(v, float):
-        raise FormatError(
-            f"{where}: JSON float {v!r} is not exact; write it as a string, e.g. \"{v!r}\" or \"p/q\""
-        )
+        raise FormatError(f"{where}: {_float_advice(v)}")
     if isinstance(v, str):
         if len(v) > MAX_DIGITS + 2:  # sign, '/' or '.', digits: longer never parses; refuse before scanning it
             raise ValueRangeError(f"{where}: a number of {len(v)} characters exceeds the limit of {MAX_DIGITS} digits")
@@ -44,6 +47,71 @@ def _num(v: Any, where: str):
         except FormatError as e:
             raise FormatError(f"{where}: {e}") from None
     raise FormatError(f"{where}: expected a number, got {type(v).__name__}")
+
+
+class _FloatLiteral(float):
+    """A JSON number with a fraction or exponent, remembering how the file spelled it."""
+
+    text: str
+
+    def __new__(cls, text: str) -> "_FloatLiteral":
+        obj = super().__new__(cls, text)
+        obj.text = text
+        return obj
+
+
+_SHOW = 40  # longest exact spelling quoted in a message; longer ones are described
+
+
+def _float_advice(v: float) -> str:
+    """Why the JSON float ``v`` is refused and how to write it exactly (a spelling :func:`parse_q` reads)."""
+    text = getattr(v, "text", None)
+    if text is None:  # a float from Python, not from JSON text
+        if not math.isfinite(v):
+            return f"the float {v!r} is not a number exactnet accepts; write the exact value as a string"
+        text = repr(v)
+    d = Decimal(text)  # the JSON number grammar is a subset of Decimal's
+    sign, digit_tuple, exp = d.as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple)).lstrip("0") or "0"
+    minus = "-" if sign and digits != "0" else ""
+    shown = text if len(text) <= _SHOW else f"{text[:20]}... ({len(text)} characters)"
+    n_digits = len(digits) + abs(exp)
+    if digits != "0" and n_digits > MAX_DIGITS:
+        return (
+            f"JSON number {shown} is {'too large' if exp >= 0 else 'too small'} for exactnet "
+            f"(written exactly it has about {n_digits} digits; the limit is {MAX_DIGITS})"
+        )
+    if digits == "0":
+        example = '"0"'
+    elif "e" not in text.lower():  # a plain decimal already: the same characters, quoted
+        example = f'"{text}"' if len(text) <= _SHOW else "the same digits in double quotes"
+    elif len(digits) > _SHOW:
+        example = (
+            f'"p/q" with p its {len(digits)} significant digits and q a 1 followed by {-exp} zeros' if exp < 0
+            else f"its {len(digits)} significant digits followed by {exp} zeros"
+        )
+    elif exp >= 0:
+        spelled = minus + digits + "0" * exp if n_digits <= _SHOW else ""
+        example = f'"{spelled}"' if spelled else f'the string "{minus}{digits}" with {exp} zeros appended'
+    else:
+        spelled = format(d.normalize(), "f") if n_digits <= _SHOW else ""
+        if spelled.endswith(".0"):
+            spelled = spelled[:-2]
+        example = (
+            f'"{spelled}"' if spelled
+            else f'"{minus}{digits}/" followed by a 1 and {-exp} zeros (the fraction {minus}{digits}/10^{-exp})'
+        )
+    if math.isinf(float(v)):
+        head = f"JSON number {shown} overflows a float"
+    elif float(v) == 0.0 and digits != "0":
+        head = f"JSON number {shown} underflows a float (it would be read as 0)"
+    else:
+        head = f"JSON float {shown} is refused (floats are not exact)"
+    return (
+        f"{head}; write it as a string holding an integer, p/q or a plain decimal "
+        f"(no exponent), e.g. {example}"
+    )
 
 
 def network_from_json(obj: Any) -> Network:
@@ -87,6 +155,7 @@ def network_from_json(obj: Any) -> Network:
     return Network(out, name=name, metadata=meta)
 
 
+
 def network_to_json(net: Network) -> dict:
     """The JSON object for ``net``, numbers in canonical spelling."""
     obj: dict[str, Any] = {"format": FORMAT}
@@ -127,7 +196,7 @@ def loads_network(text: str) -> Network:
     """Parse JSON text of an ``exactnet-network/1`` file."""
     # Guard huge integers before json converts them (json also has its own int limit).
     try:
-        obj = json.loads(text, parse_int=_parse_int, parse_constant=_bad_constant)
+        obj = json.loads(text, parse_int=_parse_int, parse_float=_FloatLiteral, parse_constant=_bad_constant)
     except FormatError:
         raise
     except (ValueError, RecursionError) as e:
