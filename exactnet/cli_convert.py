@@ -17,6 +17,7 @@ The output is written atomically with :func:`exactnet.netio.save_network`
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from .cli_common import check_outputs, print_json
@@ -66,6 +67,12 @@ def convert_file(
 def _cmd_convert(args: argparse.Namespace) -> int:
     check_outputs([args.output], [args.input])
     net = convert_file(args.input, args.output, args.float_mode, args.allow_pickle, args.npz_layout)
+    if Path(args.output).suffix.lower() == ".onnx":  # ONNX stores float64: say what was rounded
+        from .convert_onnx import rounding_note
+
+        note = rounding_note(net)
+        if note:
+            print(f"exactnet: note: {note}", file=sys.stderr)
     info = {
         "input": args.input,
         "output": args.output,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 from typing import Iterable, Literal, Sequence
 
@@ -141,8 +142,11 @@ def to_q(value: object) -> fmpq:
     if isinstance(value, str):
         return parse_q(value)
     if isinstance(value, float):
+        if not math.isfinite(value):
+            raise FormatError(f"the float {value!r} is not a finite number")
+        spelled = format(Decimal(repr(value)), "f")  # positional: parse_q reads no exponents
         raise FormatError(
-            f"the float {value!r} is not exact; write it as a string like \"{value!r}\" or \"p/q\", "
+            f"the float {value!r} is not exact; write it as a string like \"{spelled}\" or \"p/q\", "
             "or convert explicitly with a float mode ('exact' or 'decimal')"
         )
     # numpy integer scalars and similar integer-like objects

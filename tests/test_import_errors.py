@@ -245,3 +245,31 @@ def test_weight_too_large_for_float64_names_its_place(tmp_path, capsys):
     assert main(["convert", str(src), "-o", str(tmp_path / "h.onnx")]) == 2
     assert "W_1[1][2]" in capsys.readouterr().err
 
+
+
+def test_convert_to_onnx_tells_the_user_what_was_rounded(tmp_path, capsys):
+    """``exactnet convert net.json -o net.onnx`` rounds to float64: a one-line note on stderr says
+    how many values; an exactly representable network gets no note."""
+    pytest.importorskip("onnx")
+    from exactnet.cli import main
+    from exactnet.netjson import dumps_network
+
+    (tmp_path / "third.json").write_text(dumps_network(Network.from_lists([([["1/3", "1/2"]], ["1/10"])])))
+    (tmp_path / "half.json").write_text(dumps_network(Network.from_lists([([["1/4", "1/2"]], ["3"])])))
+    assert main(["convert", str(tmp_path / "third.json"), "-o", str(tmp_path / "third.onnx")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("exactnet: note: 2 of 3 ") and "float64" in err and err.count("\n") == 1, err
+    assert main(["convert", str(tmp_path / "half.json"), "-o", str(tmp_path / "half.onnx")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("value", [1e-05, 0.1, 1e16, -3.75, 2.5e-07])
+def test_a_float_refused_by_to_q_gets_a_spelling_that_parses(value):
+    """The library's own refusal of a float (``qq.to_q``) suggests a string that ``parse_q`` reads,
+    with the float's shortest decimal value (not "1e-05", which it refuses)."""
+    from exactnet.qq import to_q
+
+    with pytest.raises(FormatError) as e:
+        to_q(value)
+    suggested = re.search(r'string like "([^"]*)"', str(e.value)).group(1)
+    assert _q(parse_q(suggested)) == Fraction(repr(value))
