@@ -134,7 +134,7 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
     seen: list[tuple[str, Path]] = []
     ins = [Path(p) for p in inputs if p]
     for out in outputs:
-        if not out:
+        if out is None:  # not asked for ("" is a name, refused by output_target)
             continue
         real = output_target(out)
         for name, other in seen:

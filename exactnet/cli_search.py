@@ -15,10 +15,11 @@ def _run(args: argparse.Namespace) -> int:
     check_output_folder(args.output)
     found = search(args.arch, args.property, seed=args.seed, tries=args.tries, hits=args.hits,
                    output=args.output, max_num=args.max_num, max_den=args.max_den)
+    used = found[-1]["try"] + 1 if len(found) >= args.hits else args.tries  # the search stops at the last hit
     if args.json:
-        print_json({"property": args.property, "hits": found})
+        print_json({"property": args.property, "tries": used, "hits": found})
     else:
-        print(f"{len(found)} hit(s) for {args.property} in {args.tries} tries")
+        print(f"{len(found)} hit(s) for {args.property} in {used} tries")
         for rec in found:
             print(f"  try {rec['try']}: {rec['mechanism']}" + (f"  files: {', '.join(rec['files'])}" if "files" in rec else ""))
     return 0 if found else 1

@@ -16,6 +16,7 @@ from flint import fmpq
 
 from .errors import ShapeError, ValueRangeError
 from .network import Network
+from .qq import MAX_DIGITS
 
 __all__ = ["random_network", "parse_architecture", "random_rational", "MAX_PARAMETERS"]
 
@@ -62,6 +63,9 @@ def random_network(
     a = parse_architecture(arch)
     if max_num < 1 or max_den < 1:
         raise ValueRangeError("max_num and max_den must be at least 1")
+    if len(str(max_num)) + len(str(max_den)) > MAX_DIGITS:  # a weight p/q could not be read back
+        raise ValueRangeError(f"max_num and max_den have more than {MAX_DIGITS} digits together "
+                              "(the limit of a number in a network file)")
     rng = random.Random(seed)
     layers = []
     for l in range(1, len(a)):

@@ -581,3 +581,25 @@ def test_a_standard_output_that_cannot_be_written_is_one_error_line(tmp_path):
                                stderr=subprocess.PIPE, text=True, timeout=120)
         assert p.returncode == 2, p.stderr
         assert p.stderr == "exactnet: error: cannot write the output: No space left on device\n", p.stderr
+
+
+@pytest.mark.parametrize("cmd", [["canon", "good.json"], ["random", "--arch", "2,2,1"], ["reduce", "good.json"]])
+def test_an_empty_output_name_is_refused_not_taken_for_stdout(capsys, ws, cmd):
+    """``-o ""`` is a file name that cannot be written, not "no output file" (it printed to stdout)."""
+    code, out, err = run(capsys, *cmd, "-o", "")
+    assert_one_line_error(code, err, "cannot write to an empty file name")
+    assert out == ""
+
+
+def test_random_refuses_numbers_its_network_files_could_not_hold(capsys, ws):
+    """``random --max-num`` / ``--max-den`` with more than 4,000 digits together wrote a file that no
+    command could read back; the largest allowed one is readable."""
+    from exactnet.netio import load_network
+
+    code, _, err = run(capsys, "random", "--arch", "2,2,1", "--max-num", 10**3999 - 1, "--max-den", 10,
+                       "-o", "big.json")
+    assert_one_line_error(code, err, "more than 4000 digits together")
+    code, _, err = run(capsys, "random", "--arch", "2,2,1", "--max-num", 10**3999 - 1, "--max-den", 9,
+                       "-o", "big.json")
+    assert code == 0, err
+    assert load_network("big.json").architecture == (2, 2, 1)

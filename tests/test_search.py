@@ -107,3 +107,14 @@ def test_minimal_not_identifiable_among_all_architectures(tmp_path):
     assert neurons_needed(len(kinks)) == net.num_hidden == 2
     cert = next(f for f in rec["files"] if f.endswith("hidden_symmetry.cert"))
     assert check_certificate_text((tmp_path / cert).read_text(), network=net).verified
+
+
+def test_cli_reports_the_tries_it_made(capsys):
+    """The search stops at its last hit: the summary counts the candidates drawn, not ``--tries``."""
+    code = main(["search", "--arch", "2,2,1", "--property", "hidden-symmetry", "--tries", "99999999999999",
+                 "--hits", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["tries"] == out["hits"][-1]["try"] + 1 < 100
+    code = main(["search", "--arch", "2,2,1", "--property", "hidden-symmetry", "--tries", "99999999999999",
+                 "--hits", "1"])
+    assert f"1 hit(s) for hidden-symmetry in {out['tries']} tries" in capsys.readouterr().out
