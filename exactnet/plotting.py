@@ -13,6 +13,12 @@ to floats only here, for drawing; nothing is decided in floats. Needs matplotlib
 * ``n0 = 1``: the graph of f with its breakpoints (visible filled, invisible hollow).
 * ``n0 > 2``: a 2-D affine slice ``P0 + s (P1 - P0) + t (P2 - P0)`` drawn like ``n0 = 2``.
 * the dependency graph with one column per layer.
+
+Coordinates of any size are drawn: when a box reaches beyond what floats hold well (beyond
+``10^100`` or below ``10^-100`` in size, or too narrow for its distance from 0), the axes show the
+exact affine image ``(x - c) / 10^e`` of the box, with ``c`` and ``e`` chosen exactly and named in
+the axis labels, so no coordinate overflows and the picture is the same shape. Line widths
+come from exact ratios of jumps.
 """
 
 from __future__ import annotations
@@ -48,6 +54,71 @@ _LAYER_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564
 
 def _layer_colour(l: int) -> str:
     return _LAYER_COLOURS[(l - 1) % len(_LAYER_COLOURS)]
+
+
+def _pow10(e: int) -> fmpq:
+    return fmpq(10 ** e) if e >= 0 else fmpq(1, 10 ** -e)
+
+
+def _floor_log10(q: fmpq) -> int:
+    """The integer ``e`` with ``10^e <= q < 10^(e+1)`` for ``q > 0``, found exactly."""
+    e = (int(q.p.bit_length()) - int(q.q.bit_length())) * 30103 // 100000  # estimate, then exact steps
+    while _pow10(e) > q:
+        e -= 1
+    while _pow10(e + 1) <= q:
+        e += 1
+    return e
+
+
+def _num(q: fmpq) -> str:
+    """``q`` for a label: exact when short, else ``~d.ddddde<exp>`` (display only)."""
+    t = q_str(q)
+    if len(t) <= 24:
+        return t
+    if q.q == 1:  # an integer: exact as m e t when its trailing zeros make it short
+        n, z = int(q.p), 0
+        while n and n % 10 == 0:
+            n, z = n // 10, z + 1
+        if len(str(n)) <= 12:
+            return f"{n}e{z}"
+    a = abs(q)
+    e = _floor_log10(a)
+    m = int((a / _pow10(e - 5)).floor())  # six significant digits, rounded down
+    return f"{'-' if q < 0 else ''}~{m // 100000}.{m % 100000:05d}e{e}"
+
+
+class _Frame:
+    """The drawn coordinate ``u = (x - offset) / 10^exp`` of an exact coordinate ``x``.
+
+    The identity (``offset = 0``, ``exp = 0``) whenever floats hold the range ``[lo, hi]`` well;
+    otherwise ``exp`` is the decimal order of the range's size and ``offset`` a multiple of
+    ``10^exp`` near its middle (0 unless the range is narrow for its distance from 0), so the
+    drawn range has size between 1 and 10 and lies within 10^7 of 0. Chosen by exact comparisons.
+    """
+
+    def __init__(self, lo: fmpq, hi: fmpq) -> None:
+        m = max(abs(lo), abs(hi))
+        span = hi - lo
+        if span <= 0:
+            span = m if m > 0 else fmpq(1)
+        self.offset, self.exp = fmpq(0), 0
+        if m > _pow10(100) or span < _pow10(-100) or span * _pow10(9) < m:
+            self.exp = _floor_log10(span)
+            unit = _pow10(self.exp)
+            if span * _pow10(6) < m:
+                self.offset = fmpq(int(((lo + hi) / (2 * unit)).floor())) * unit
+        self._inv = 1 / _pow10(self.exp)
+
+    def __call__(self, x: fmpq) -> float:
+        """The float drawn for the exact coordinate ``x`` (finite for every ``x`` in the range)."""
+        return q_to_float((x - self.offset) * self._inv)
+
+    def label(self, name: str) -> str:
+        """The axis label: ``name``, or the affine image of it that is drawn."""
+        if self.exp == 0 and self.offset == 0:
+            return name
+        shifted = name if self.offset == 0 else f"{name} - ({_num(self.offset)})"
+        return f"{shifted}  [units of 10^{self.exp}]"
 
 
 def arrangement_box(net: Network, slice_=None, central: bool = False) -> tuple[fmpq, fmpq]:
@@ -108,13 +179,14 @@ def _draw_arrangement(ax, net: Network, box, slice_=None, title: str | None = No
     import matplotlib
 
     cmap = matplotlib.colormaps["tab20"]
+    fr = _Frame(box[0], box[1])  # one frame for both axes: the box is square, the aspect equal
     for cell, k in zip(rc.cells, comp):
         verts = cell.vertices or cell.corners
         if verts and len(verts) >= 3:
-            xy = [(q_to_float(v[0]), q_to_float(v[1])) for v in verts]
+            xy = [(fr(v[0]), fr(v[1])) for v in verts]
             colour = cmap(((k * 7) % 20) / 20)
             ax.add_patch(Polygon(xy, closed=True, facecolor=colour, alpha=0.35, edgecolor="none"))
-    jmax = max((max(abs(q_to_float(j)) for j in f.jump) for f in bc.faces if f.visible), default=1.0) or 1.0
+    jmax = max((max(abs(j) for j in f.jump) for f in bc.faces if f.visible), default=fmpq(1)) or fmpq(1)
     layers_seen = set()
     pts = set()
     for f in bc.faces:
@@ -122,18 +194,19 @@ def _draw_arrangement(ax, net: Network, box, slice_=None, title: str | None = No
             continue
         l = f.neuron[0]
         layers_seen.add(l)
-        (x0, y0), (x1, y1) = ((q_to_float(v[0]), q_to_float(v[1])) for v in f.vertices[:2])
+        (x0, y0), (x1, y1) = ((fr(v[0]), fr(v[1])) for v in f.vertices[:2])
         if f.visible:
-            jm = max(abs(q_to_float(j)) for j in f.jump)
-            ax.plot([x0, x1], [y0, y1], color=_layer_colour(l), lw=0.8 + 3.2 * jm / jmax, solid_capstyle="round")
+            jm = max(abs(j) for j in f.jump)  # the exact ratio jm / jmax in [0, 1], then a float
+            ax.plot([x0, x1], [y0, y1], color=_layer_colour(l), lw=0.8 + 3.2 * q_to_float(jm / jmax),
+                    solid_capstyle="round")
         else:
             ax.plot([x0, x1], [y0, y1], color=_layer_colour(l), lw=1.0, ls=(0, (3, 2)))
         for v in f.vertices:
             if not any(c == box[0] or c == box[1] for c in v):
                 pts.add(v)
     if pts:
-        ax.plot([q_to_float(v[0]) for v in pts], [q_to_float(v[1]) for v in pts], "o", ms=3 if len(pts) < 150 else 1.6, color="black", zorder=5)
-    lo, hi = q_to_float(box[0]), q_to_float(box[1])
+        ax.plot([fr(v[0]) for v in pts], [fr(v[1]) for v in pts], "o", ms=3 if len(pts) < 150 else 1.6, color="black", zorder=5)
+    lo, hi = fr(box[0]), fr(box[1])
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_aspect("equal")
@@ -143,8 +216,8 @@ def _draw_arrangement(ax, net: Network, box, slice_=None, title: str | None = No
                 Line2D([], [], color="black", marker="o", ls="", ms=3, label="vertices")]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     xl, yl = ("s", "t") if slice_ is not None else ("x1", "x2")
-    ax.set_xlabel(xl)
-    ax.set_ylabel(yl)
+    ax.set_xlabel(fr.label(xl))
+    ax.set_ylabel(fr.label(yl))
     ax.set_title(title or f"{net.name or 'network'} {','.join(map(str, net.architecture))}: "
                  f"{len(rc.cells)} cells, {ncomp} linear regions", fontsize=9)
     return {"cells": len(rc.cells), "linear_regions": ncomp, "faces": len(bc.faces), "vertices": len(pts)}
@@ -158,14 +231,15 @@ def _draw_1d(ax, net: Network, box) -> dict:
     bps = sorted({fp.point[0] for fp in fps})
     xs = [lo] + bps + [hi]
     ys = [net.evaluate([x])[0] for x in xs]
-    ax.plot([q_to_float(x) for x in xs], [q_to_float(y) for y in ys], color="black", lw=1.5, label="f")
+    fx, fy = _Frame(lo, hi), _Frame(min(ys), max(ys))  # every drawn f value is one of ys
+    ax.plot([fx(x) for x in xs], [fy(y) for y in ys], color="black", lw=1.5, label="f")
     for fp in fps:
         x, y = fp.point[0], net.evaluate([fp.point[0]])[0]
         c = _layer_colour(fp.neuron[0])
-        ax.plot([q_to_float(x)], [q_to_float(y)], "o", ms=6, color=c, mfc=c if fp.visible else "white", zorder=5)
-    ax.set_xlim(q_to_float(lo), q_to_float(hi))
-    ax.set_xlabel("x")
-    ax.set_ylabel("f(x)")
+        ax.plot([fx(x)], [fy(y)], "o", ms=6, color=c, mfc=c if fp.visible else "white", zorder=5)
+    ax.set_xlim(fx(lo), fx(hi))
+    ax.set_xlabel(fx.label("x"))
+    ax.set_ylabel(fy.label("f(x)"))
     ax.set_title(f"{net.name or 'network'}: graph of f, breakpoints by layer (hollow: invisible)", fontsize=9)
     return {"breakpoints": len(bps)}
 
@@ -210,7 +284,7 @@ def plot_arrangement(net: Network, path: str | None = None, box=None, slice_=Non
             fig, (ax, az) = plt.subplots(1, 2, figsize=(15, 6.5))
             info = _draw_arrangement(ax, net, bx, slice_, title)
             ax.get_legend().remove()
-            _draw_arrangement(az, net, zoom, slice_, f"zoom on the central vertices [{q_str(zoom[0])}, {q_str(zoom[1])}]^2")
+            _draw_arrangement(az, net, zoom, slice_, f"zoom on the central vertices [{_num(zoom[0])}, {_num(zoom[1])}]^2")
             fig.suptitle(f"all {info['vertices']} vertices (left) and the middle 80% (right)", fontsize=9)
     data = figure_png_bytes(fig)
     if path is not None:
@@ -219,7 +293,7 @@ def plot_arrangement(net: Network, path: str | None = None, box=None, slice_=Non
 
 
 def _pt(p: Sequence[fmpq]) -> str:
-    return "(" + ",".join(q_str(v) for v in p) + ")"
+    return "(" + ",".join(_num(v) for v in p) + ")"
 
 
 def _box_1d(net: Network) -> tuple[fmpq, fmpq]:

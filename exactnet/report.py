@@ -3,7 +3,8 @@
 Layer: presentation on top of every analysis. A report is a list of *sections*; each
 section is produced by a function ``section(net, ctx) -> Section | None`` registered
 in :data:`SECTIONS` (later analyses append theirs: identifiability, equivalence, ...).
-A section that needs a missing optional dependency says so instead of failing the page.
+A section that needs a missing optional dependency says so instead of failing the page, and
+so does a picture that cannot be drawn (the exact tables are still written).
 Numbers are exact (canonical strings); floats appear only inside pictures.
 """
 
@@ -112,13 +113,23 @@ def _pictures(net: Network, ctx: dict) -> Section:
     s = Section("Pictures")
     try:
         from .plotting import plot_arrangement, plot_graph
-
-        if net.input_dim <= 2 or ctx.get("slice") is not None:
-            s.images.append(("arrangement", plot_arrangement(net, box=ctx.get("box"), slice_=ctx.get("slice"))))
-        if "graph" in ctx:
-            s.images.append(("dependency graph", plot_graph(ctx["graph"])))
     except DependencyError as e:
         s.facts.append(("pictures", str(e)))
+        return s
+    jobs = []
+    if net.input_dim <= 2 or ctx.get("slice") is not None:
+        jobs.append(("arrangement", lambda: plot_arrangement(net, box=ctx.get("box"), slice_=ctx.get("slice"))))
+    if "graph" in ctx:
+        jobs.append(("dependency graph", lambda: plot_graph(ctx["graph"])))
+    for cap, draw in jobs:
+        # a picture that cannot be drawn leaves a note; the exact sections of the page stay
+        try:
+            s.images.append((cap, draw()))
+        except DependencyError as e:
+            s.facts.append(("pictures", str(e)))
+            break
+        except ExactnetError as e:
+            s.facts.append((cap, f"not drawn: {e}"))
     return s
 
 

@@ -155,10 +155,14 @@ def _permuted(rows, l: int, perm: list[int], W, b, W2, b2):
     return new
 
 
-def _canon_from(rows, l: int, L: int, counter: _Counter):
-    """Canonicalise hidden layers l..L-1 of ``rows`` (layers < l already canonical)."""
-    if l >= L:
-        return rows
+def _layer_orders(rows, l: int, L: int, counter: _Counter):
+    """Normalise hidden layer ``l`` of ``rows`` and list the orders of its neurons to try.
+
+    Returns ``(W, b, W2, b2, orders)``: the layer's scaled rows ``W``, ``b``, the next layer's
+    compensated columns ``W2`` (bias ``b2``), and the neuron orders whose canonical completions
+    compete (one order in the last hidden layer, or when no neurons tie). Counts the orders in
+    ``counter`` and raises :class:`LimitError` past :data:`TIE_LIMIT`.
+    """
     W, b = rows[l - 1]
     W2, b2 = rows[l]
     n = len(b)
@@ -193,7 +197,7 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
         counter.n += 1  # one ordering, counted as the checker counts it (proofs/orbit.py)
         if counter.n > TIE_LIMIT:
             raise LimitError(f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try")
-        return _permuted(rows, l, [i for _, i in normal] + [i for _, i in zkeys], W, b, W2, b2)
+        return W, b, W2, b2, [[i for _, i in normal] + [i for _, i in zkeys]]
     # group into tie classes, sorted
     normal.sort(key=lambda t: t[0])
     groups: list[list[int]] = []
@@ -216,14 +220,63 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
         raise LimitError(
             f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try"
         )
-    best = None
-    for choice in itertools.product(*[itertools.permutations(g) for g in groups]):
-        new = _permuted(rows, l, [i for g in choice for i in g], W, b, W2, b2)
-        done = _canon_from(new, l + 1, L, counter)
-        s = _serial(done)
-        if best is None or s < best[0]:
-            best = (s, done)
-    return best[1]
+    orders = [[i for g in choice for i in g]
+              for choice in itertools.product(*[itertools.permutations(g) for g in groups])]
+    return W, b, W2, b2, orders
+
+
+class _Frame:
+    """One hidden layer being canonicalised: its input ``rows``, the normalised pieces, the
+    neuron orders still to try and the least completion ``best = (serialisation, rows)`` so far."""
+
+    __slots__ = ("l", "rows", "parts", "orders", "next", "best")
+
+    def __init__(self, l: int, rows, parts, orders: list[list[int]]) -> None:
+        self.l, self.rows, self.parts, self.orders = l, rows, parts, orders
+        self.next = 0
+        self.best: tuple | None = None
+
+
+def _canon_from(rows, l: int, L: int, counter: _Counter):
+    """Canonicalise hidden layers l..L-1 of ``rows`` (layers < l already canonical).
+
+    Depth-first over the layers with an explicit stack (not recursion, so any number of layers
+    works): in each hidden layer every order of its tie classes is completed canonically through
+    the later layers and the least serialisation wins; layers are visited, and orders counted
+    against :data:`TIE_LIMIT`, in the same order as the recursive definition.
+    """
+    stack: list[_Frame] = []
+    cur, cl = rows, l  # the next layer to descend into
+    while True:
+        # descend until a complete canonical network ``done`` is reached
+        while cl < L:
+            W, b, W2, b2, orders = _layer_orders(cur, cl, L, counter)
+            if cl == L - 1:
+                cur = _permuted(cur, cl, orders[0], W, b, W2, b2)
+                break
+            fr = _Frame(cl, cur, (W, b, W2, b2), orders)
+            stack.append(fr)
+            fr.next = 1
+            cur, cl = _permuted(cur, cl, orders[0], W, b, W2, b2), cl + 1
+        done = cur
+        # climb: hand ``done`` to the frames above; start the next untried order, if any
+        while stack:
+            fr = stack[-1]
+            if len(fr.orders) == 1:  # the only completion: no comparison needed
+                fr.best = (None, done)
+            else:
+                s = _serial(done)
+                if fr.best is None or s < fr.best[0]:
+                    fr.best = (s, done)
+            if fr.next < len(fr.orders):
+                order = fr.orders[fr.next]
+                fr.next += 1
+                cur, cl = _permuted(fr.rows, fr.l, order, *fr.parts), fr.l + 1
+                break
+            stack.pop()
+            done = fr.best[1]
+        else:
+            return done
 
 
 def canonical_form(net: Network) -> Network:
