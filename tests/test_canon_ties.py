@@ -191,3 +191,16 @@ def test_audit_network_is_certified_and_verifies(tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("s VERIFIED HIDDEN-SYMMETRY"), r.stdout + r.stderr
     r = subprocess.run(exe + ["canon", str(net)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_checker_canonical_form_of_a_1000_layer_network():
+    """The checker's canonical form uses an explicit stack, not one Python frame per layer: a network
+    of 1,000 layers (past Python's recursion limit) gets the same form as exactnet's, and its orbit
+    elements the same form too."""
+    from exactnet.randnet import random_network
+
+    rng = random.Random(1000)
+    a = fr(random_network((2,) * 1000 + (1,), seed=1))  # generic weights: no ties to enumerate
+    c = canonical(*a)
+    assert c is not None and c == exactnet_canon(*a)
+    assert canonical(*orbit_element(rng, *a)) == c
