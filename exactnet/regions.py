@@ -355,7 +355,8 @@ def forced_certificate(entry):
 
 
 def _neg_aux(aux):
-    return [-v for v in aux[0]], aux[1], [-v for v in aux[2]]
+    """The ``lp._aux`` of the negated constraint (``floats`` stays None when a number does not fit a float)."""
+    return [-v for v in aux[0]], aux[1], None if aux[2] is None else [-v for v in aux[2]]
 
 
 def _lp_data(cons, n):

@@ -299,3 +299,17 @@ def test_canon_of_very_deep_networks(tmp_path):
     assert moved != net
     assert symmetry.canonical_form(moved) == c
     assert symmetry.canonical_form(c) == c
+
+
+def test_regions_of_a_1d_network_with_a_bias_beyond_float_range():
+    """In 1-D the region engine's float proposals are skipped for a constraint that does not fit a
+    float; its negation (the other side of a split) must skip them too (it raised TypeError). The
+    cells are those of a brute-force oracle: the sign pattern between consecutive breakpoints."""
+    big = 10**400
+    net = Network.from_lists([([[1], [-1], [2]], [big, 1, -3]), ([[1, 1, 1]], [0])])
+    rc = compute_regions(net)
+    # breakpoints -big, 1, 3/2: four intervals, each with its own pattern
+    pts = [fmpq(-2 * big), fmpq(0), fmpq(5, 4), fmpq(2)]
+    want = sorted(tuple(int(v > 0) for v in net.preactivations([x])[0]) for x in pts)
+    got = sorted(tuple(b for layer in c.pattern for b in layer) for c in rc.cells)
+    assert got == want
