@@ -334,8 +334,8 @@ def main(argv=None) -> int:
                          "proofs/check.py (default 5; the checker's pure-Python determinant is slow above)")
     ap.add_argument("--max-seconds-per-config", type=float, default=600.0,
                     help="stop a configuration early (fewer networks, reported) after this long")
-    ap.add_argument("--lp-budget", type=float, default=10.0,
-                    help="CPU seconds per phase of exact LP facts (functional_dimension's sign_budget, default 10)")
+    ap.add_argument("--lp-budget", type=float, default=30.0,
+                    help="CPU seconds per phase of exact LP facts (functional_dimension's sign_budget, default 30)")
     ap.add_argument("--detail", action="store_true", help="also print one line per network")
     args = ap.parse_args(argv)
     depths = [int(t) for t in args.depths.split(",")]

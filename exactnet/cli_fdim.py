@@ -49,6 +49,7 @@ def run_fdim(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             sign_budget=args.lp_budget,
             progress=progress,
+            max_seconds=args.max_seconds,
         )
     finally:
         if progress is not None:
@@ -128,10 +129,13 @@ def register(subparsers) -> None:
     p.add_argument("--max-cells", type=positive_int, default=20000,
                    help="region budget; above it a documented random scheme gives a lower bound (default 20000)")
     p.add_argument("--timeout", type=positive_seconds, default=60.0, help="seconds for the region enumeration (default 60)")
-    p.add_argument("--lp-budget", type=_positive_seconds, default=10.0, metavar="SECONDS",
+    p.add_argument("--lp-budget", type=_positive_seconds, default=30.0, metavar="SECONDS",
                    help="CPU seconds for each phase of exact LP facts (dead, stably active, never both "
                         "active, relations) that can close the gap to the upper bound; a phase also gets "
-                        "the seconds the phases before it left unused (default 10)")
+                        "the seconds the phases before it left unused (default 30)")
+    p.add_argument("--max-seconds", type=positive_seconds, default=None, metavar="S",
+                   help="wall-clock bound for the whole run, checked between stages: after S seconds no new "
+                        "stage starts and the answer is the interval proved so far (default: none)")
     p.add_argument("--quiet", action="store_true", help="no progress line on stderr (shown only on a terminal)")
     p.add_argument("--no-regions", action="store_true",
                    help="skip the region complex; use random generic points (lower bound unless it reaches D - N)")

@@ -1083,12 +1083,20 @@ class _PhaseBudget:
     candidates) thus leave their time to the hard ones (often the column relations, last).
     """
 
-    def __init__(self, per_phase: float, clock=time.process_time, progress: Callable[[str], None] | None = None):
+    def __init__(self, per_phase: float, clock=time.process_time, progress: Callable[[str], None] | None = None,
+                 deadline: float | None = None):
         self.per_phase, self.saved, self.clock, self.progress = per_phase, 0.0, clock, progress
+        self.deadline = deadline  # time.perf_counter() after which no phase gets more than a token budget
+        self.cut = False  # some grant was shortened by the deadline
 
     def grant(self) -> float:
-        """The budget of the next phase."""
-        return self.per_phase + self.saved
+        """The budget of the next phase (never past the deadline: CPU seconds of one thread are at most
+        wall-clock seconds)."""
+        full = self.per_phase + self.saved
+        if self.deadline is not None and self.deadline - time.perf_counter() < full:
+            self.cut = True
+            return max(self.deadline - time.perf_counter(), 1e-9)
+        return full
 
     def run(self, prove, *args, **kwargs):
         """``prove(*args, budget=..., **kwargs)`` with this phase's grant; what it leaves unused is saved."""
@@ -1404,12 +1412,13 @@ def functional_dimension(
     max_points: int | None = None,
     seed: int = 0,
     prove_signs: bool = True,
-    sign_budget: float = 10.0,
+    sign_budget: float = 30.0,
     walk_rounds: int = 4,
     walk_points: int = 1000,
     resample_rounds: int = 4,
     ascent_rounds: int = 8,
     progress: Callable[[str], None] | None = None,
+    max_seconds: float | None = None,
 ) -> FdimResult:
     """The exact functional dimension at ``theta`` (see the module docstring for the definition).
 
@@ -1432,7 +1441,11 @@ def functional_dimension(
 
     ``progress``, when given, is called with a short description of each stage as it starts (the
     rank reached so far, the proved upper bound, the LP phase and its budget): ``exactnet fdim``
-    shows it on a terminal.
+    shows it on a terminal. ``max_seconds`` bounds the whole call in wall-clock seconds, between
+    stages: once they have passed, no further sample batch, search round, walk or region step starts,
+    the LP phases get only a token budget (their facts stay undecided), and the answer is the interval
+    proved so far (still exact when its bounds meet). A stage already running finishes first (the
+    first sample batch always runs).
     """
     import numpy as np
 
@@ -1443,6 +1456,16 @@ def functional_dimension(
     bound_valid = not zero_in
     bound = D - N
     say = progress if progress is not None else (lambda stage: None)
+    deadline = None if max_seconds is None else t0 + max_seconds
+    skipped: list[str] = []  # stages not started because max_seconds had passed
+
+    def out_of_time(stage: str) -> bool:
+        if deadline is None or time.perf_counter() < deadline:
+            return False
+        if stage not in skipped:
+            skipped.append(stage)
+        return True
+
     say(f"structural kernel ({D} parameters)")
     kvecs, structural = structural_kernel(net)
     upper = D - _kernel_rank_lower(kvecs, D)  # proved: rank <= upper
@@ -1515,7 +1538,7 @@ def functional_dimension(
         return min(2 * D, (11 * upper) // (10 * m) + 32, limit)
 
     k, stale = 0, 0
-    while len(pts) < limit and st["r"] < upper and stale < 3:
+    while len(pts) < limit and st["r"] < upper and stale < 3 and not (k and out_of_time("sampling")):
         say(f"sampling: rank {st['r']}, proved upper bound {upper}, {len(pts)} points")
         if k == 0:
             want = first_want()
@@ -1530,7 +1553,7 @@ def functional_dimension(
     # that adds nothing is retried once with the larger effort of ASCENT_EFFORTS (on fewer goals).
     level = 0
     for around in range(ascent_rounds if net.depth > 2 and pts else 0):
-        if st["r"] >= upper:
+        if st["r"] >= upper or out_of_time("directed search"):
             break
         say(f"directed search, round {around + 1}: rank {st['r']}, proved upper bound {upper}")
         goals = [[(l, i, 1)] for l in range(1, net.depth) for i in range(A_[l]) if not obs_any[l - 1][i]]
@@ -1550,7 +1573,7 @@ def functional_dimension(
             level += 1
     lp_note = ""
     left: dict[str, list] | None = None  # the LP facts neither proved nor refuted, by kind
-    if st["r"] < upper and prove_signs and net.depth > 2 and pts:
+    if st["r"] < upper and prove_signs and net.depth > 2 and pts and not out_of_time("LP facts"):
         # Suspects: hidden neurons never / always active on the sample, not yet known structurally.
         known = {(d["layer"], d["index"]) for d in structural}
         cd = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
@@ -1558,7 +1581,7 @@ def functional_dimension(
         ca = [(l, i) for l in range(1, net.depth) for i in range(net.architecture[l])
               if obs_all[l - 1][i] and (l, i) not in known]
         left = {k: [] for k in _LEFT_KINDS}
-        lp_time = _PhaseBudget(sign_budget, progress=progress)
+        lp_time = _PhaseBudget(sign_budget, progress=progress, deadline=deadline)
         pdead, pact, wit = lp_time.run(prove_constant_signs, net, cd, ca, left=left["sign"])
         if wit:
             absorb(_with_neighbours(net, wit))
@@ -1573,7 +1596,7 @@ def functional_dimension(
         if wit2:
             absorb(_with_neighbours(net, wit2))
         psame: frozenset = frozenset()
-        if track_same:
+        if track_same and not out_of_time("LP facts: same activation"):
             L_ = net.depth
             triples = [(a, b, j) for a, b, j in unseen_triples(lambda i: (L_ - 1, i) not in dd | irr,
                                                                lambda j: (L_ - 2, j) not in dd)
@@ -1585,7 +1608,7 @@ def functional_dimension(
         irr_x = irrelevant_with_pairs(net, irr, pco)
         zs = net.preactivations_batch(pts)
         cand_need = []
-        for l in range(1, net.depth - 1):
+        for l in range(1, net.depth - 1) if not out_of_time("LP facts: neurons needed") else ():
             Wn = net.weights(l + 1)
             for a in range(A_[l]):
                 if (l, a) in dd | aa | irr_x:
@@ -1603,7 +1626,7 @@ def functional_dimension(
             upper = D - _kernel_rank_lower(kvecs, D)
         prel: list = []
         for _round in range(3):  # a refuted relation gives points of unseen regions: propose again
-            if st["r"] >= upper:
+            if st["r"] >= upper or out_of_time("LP facts: relations"):
                 break
             zs += net.preactivations_batch(pts[len(zs):])  # pts only grows (absorb appends)
             cands = relation_candidates(net, pts, skip=frozenset(dd | irr_x), known_units=pco, preactivations=zs)
@@ -1622,7 +1645,7 @@ def functional_dimension(
             if not (wit4 and absorb(_with_neighbours(net, wit4))):
                 break
         pcol: list = []
-        if st["r"] < upper and net.depth > 2:
+        if st["r"] < upper and net.depth > 2 and not out_of_time("LP facts: column relations"):
             from .fdim_columns import column_candidates, column_vectors, prove_column_relations
 
             zs += net.preactivations_batch(pts[len(zs):])  # pts only grows (absorb appends)
@@ -1640,6 +1663,8 @@ def functional_dimension(
                 upper = D - _kernel_rank_lower(kvecs, D)
             if wit6:
                 absorb(_with_neighbours(net, wit6))
+        if lp_time.cut:
+            skipped.append("the rest of the LP-fact budgets")
         if pdead or pact or pco or psame or pneed or prel or pcol:
             lp_note = (f"; proved by exact LP certificates: dead {', '.join(neuron_label(*n) for n in sorted(pdead)) or '-'}"
                        f", stably active {', '.join(neuron_label(*n) for n in sorted(pact)) or '-'}"
@@ -1656,7 +1681,7 @@ def functional_dimension(
         return absorb(crossing_points(net, sub, seed=wseed))
 
     rounds, stale = 0, 0
-    while st["r"] < upper and frontier and rounds < walk_rounds and stale < 2:
+    while st["r"] < upper and frontier and rounds < walk_rounds and stale < 2 and not out_of_time("walks"):
         say(f"walks across walls, round {rounds + 1}: rank {st['r']}, proved upper bound {upper}")
         before = len(pts)
         grew = walk(frontier, seed * 1000 + 500 + rounds)
@@ -1668,8 +1693,8 @@ def functional_dimension(
     # (other seeds: a Gaussian batch and a batch of lines; default 4), each followed by one walk round from
     # the points it added. Only raises the lower bound.
     for extra in range(1, resample_rounds + 1):
-        if st["r"] >= upper or max_points is not None:  # an explicit max_points caps the sample
-            break
+        if st["r"] >= upper or max_points is not None or out_of_time("fresh samples"):
+            break  # (an explicit max_points caps the sample)
         s2 = seed + 7919 * extra
         say(f"fresh sample {extra}: rank {st['r']}, proved upper bound {upper}")
         before = len(pts)
@@ -1684,8 +1709,11 @@ def functional_dimension(
     region_note = ""
     rr = None
     ps: PointSet | None = None
-    if r < upper and use_regions and _have_regions():
+    if r < upper and use_regions and _have_regions() and not out_of_time("region complex"):
         say(f"region complex (rank {r}, proved upper bound {upper})")
+        if deadline is not None:
+            timeout = max(deadline - time.perf_counter(), 0.01) if timeout is None else \
+                max(min(timeout, deadline - time.perf_counter()), 0.01)
         try:
             ps = points_from_regions(net, max_cells=max_cells, timeout=timeout)
         except LimitError as e:
@@ -1737,6 +1765,8 @@ def functional_dimension(
     elif status != "exact" and left is not None:
         note += "; every candidate fact was decided (the gap is a region the sample missed, or a kernel " \
                 "direction no proof rule covers)"
+    if skipped:
+        note += f"; max_seconds = {max_seconds:g} s passed, so these did not run: {', '.join(skipped)}"
     if upper < bound:
         note += f"; structural kernel gives the proved upper bound {upper} < D - N"
     if not bound_valid:

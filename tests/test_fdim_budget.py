@@ -114,7 +114,7 @@ def test_progress_names_each_stage_and_changes_nothing():
     assert stages[0] == f"structural kernel ({net.num_parameters} parameters)"
     assert stages[1].startswith("sampling: rank 0, proved upper bound ")
     lp = [s for s in stages if s.startswith("LP facts: ")]
-    assert lp[0] == "LP facts: dead or stably active neurons (up to 10 CPU s)"
+    assert lp[0] == "LP facts: dead or stably active neurons (up to 30 CPU s)"
     assert with_p.status == "lower-bound" and any("walks across walls" in s for s in stages)
 
 
@@ -134,3 +134,32 @@ def test_fdim_cli_shows_progress_on_a_terminal_only(tmp_path, capsys, monkeypatc
     assert err.startswith("\r\033[Kfdim: structural kernel") and err.endswith("\r\033[K")
     assert main(["fdim", str(tmp_path / "n.json"), "--no-regions", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_max_seconds_stops_starting_stages_and_keeps_a_proved_interval():
+    """Past ``max_seconds`` no stage after the first sample batch starts: the answer is the interval
+    proved so far, which contains the value of the unbounded run, and the note names what did not run."""
+    from exactnet.fdim import functional_dimension
+    from exactnet.randnet import random_network
+
+    net = random_network((4, 4, 4, 4, 1), seed=2)
+    full = functional_dimension(net, use_regions=False)
+    stages: list[str] = []
+    cut = functional_dimension(net, use_regions=False, max_seconds=1e-9, progress=stages.append)
+    assert [s.split(":")[0] for s in stages] == ["structural kernel (65 parameters)", "sampling"]
+    assert cut.functional_dimension <= full.functional_dimension <= full.upper_bound <= cut.upper_bound
+    assert "max_seconds = 1e-09 s passed, so these did not run: sampling, directed search, LP facts" in cut.note
+    assert full.status == "lower-bound" and "max_seconds" not in full.note
+
+
+def test_fdim_cli_max_seconds(tmp_path, capsys):
+    import json
+
+    from exactnet.cli import main
+    from exactnet.netjson import dumps_network
+    from exactnet.randnet import random_network
+
+    (tmp_path / "n.json").write_text(dumps_network(random_network((4, 4, 4, 4, 1), seed=2)))
+    assert main(["fdim", str(tmp_path / "n.json"), "--no-regions", "--max-seconds", "1e-9", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "lower-bound" and "max_seconds = 1e-09 s passed" in out["note"]
