@@ -141,17 +141,21 @@ def to_q(value: object) -> fmpq:
         return fmpq(value.numerator, value.denominator)
     if isinstance(value, str):
         return parse_q(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise FormatError(f"the float {value!r} is not a finite number")
-        spelled = format(Decimal(repr(value)), "f")  # positional: parse_q reads no exponents
+    if isinstance(value, float):  # also numpy.float64 (a subclass; its repr is "np.float64(...)")
+        v = float(value)
+        if not math.isfinite(v):
+            raise FormatError(f"the float {v!r} is not a finite number")
+        spelled = format(Decimal(repr(v)), "f")  # positional: parse_q reads no exponents
         raise FormatError(
-            f"the float {value!r} is not exact; write it as a string like \"{spelled}\" or \"p/q\", "
+            f"the float {v!r} is not exact; write it as a string like \"{spelled}\" or \"p/q\", "
             "or convert explicitly with a float mode ('exact' or 'decimal')"
         )
     # numpy integer scalars and similar integer-like objects
     if hasattr(value, "__index__"):
-        return fmpq(int(value.__index__()))
+        try:
+            return fmpq(int(value.__index__()))
+        except TypeError:  # e.g. a NumPy array of floats or of several numbers
+            pass
     raise FormatError(f"cannot read a rational from {type(value).__name__}")
 
 

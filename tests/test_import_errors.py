@@ -273,3 +273,18 @@ def test_a_float_refused_by_to_q_gets_a_spelling_that_parses(value):
         to_q(value)
     suggested = re.search(r'string like "([^"]*)"', str(e.value)).group(1)
     assert _q(parse_q(suggested)) == Fraction(repr(value))
+
+
+def test_numpy_floats_and_arrays_are_refused_with_the_float_message():
+    """``numpy.float64`` is a float subclass whose repr is ``np.float64(0.5)`` (NumPy 2): the refusal
+    must still be the FormatError with a spelling that parses, and an array one FormatError line."""
+    np = pytest.importorskip("numpy")
+    from exactnet.qq import to_q
+
+    with pytest.raises(FormatError, match='the float 1e-05 is not exact; write it as a string like "0.00001"'):
+        to_q(np.float64(1e-05))
+    with pytest.raises(FormatError, match="the float 0.5 is not exact"):
+        Network.from_lists([(np.array([[0.5, 1.0]]), np.array([0.0]))])
+    with pytest.raises(FormatError, match="cannot read a rational from ndarray"):
+        to_q(np.array(0.5))
+    assert to_q(np.int64(-3)) == -3
