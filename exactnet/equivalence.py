@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from flint import fmpq
 
 from .difference import difference_network
-from .errors import CertificateError, ShapeError, UndecidedError
+from .errors import CertificateError, FormatError, ShapeError, UndecidedError, ValueRangeError
 from .network import Network
 from .qq import q_str, to_q
 
@@ -43,6 +43,7 @@ __all__ = [
     "orbit_body",
     "verify_equivalent_body",
     "not_equivalent_body",
+    "parse_box",
 ]
 
 Q0 = fmpq(0)
@@ -68,6 +69,26 @@ class EquivalenceResult:
     notes: list = field(default_factory=list)
 
 
+def parse_box(box) -> tuple[fmpq, fmpq] | None:
+    """``None`` or the pair ``(lo, hi)`` (the box ``[lo, hi]^n0``, the same bounds for every
+    coordinate) as rationals with ``lo < hi``.
+
+    FormatError: not a pair (a number, a string, a mapping) or a bound that is not an exact
+    rational; ShapeError: a sequence of length other than 2 (per-coordinate bounds are not
+    supported); ValueRangeError: ``lo >= hi``.
+    """
+    if box is None:
+        return None
+    if isinstance(box, (str, bytes, dict)) or not hasattr(box, "__len__") or not hasattr(box, "__getitem__"):
+        raise FormatError(f"box must be a pair (lo, hi), got {type(box).__name__}")
+    if len(box) != 2:
+        raise ShapeError(f"box must be a pair (lo, hi) for all coordinates, got {len(box)} elements")
+    lo, hi = to_q(box[0]), to_q(box[1])
+    if not lo < hi:
+        raise ValueRangeError(f"box needs lo < hi, got [{lo}, {hi}]")
+    return lo, hi
+
+
 def random_points(n: int, count: int, seed: int = 0, box=None) -> list[list[fmpq]]:
     """Seeded random rational points (in the box when given)."""
     rng = random.Random(seed)
@@ -76,7 +97,7 @@ def random_points(n: int, count: int, seed: int = 0, box=None) -> list[list[fmpq
         if box is None:
             out.append([fmpq(rng.randint(-40, 40), rng.randint(1, 7)) for _ in range(n)])
         else:
-            lo, hi = box
+            lo, hi = parse_box(box)
             out.append([lo + (hi - lo) * fmpq(rng.randint(1, 96), 97) for _ in range(n)])
     return out
 
@@ -107,6 +128,7 @@ def _cell_witness(cell) -> list[fmpq] | None:
 def find_difference(a: Network, b: Network, c=1, box=None, timeout=None, max_cells=None, seed=0, simplify=True):
     """Decide ``a == c b``: ``(None, max_diff, cells)`` when equal, else ``(witness, max_diff, cells)``."""
     c = to_q(c)
+    box = parse_box(box)
     best = Q0
     pts = random_points(a.input_dim, 8, seed, box)
     for p in pts:
@@ -169,13 +191,17 @@ def equivalent(
     ``simplify=False`` skips the region-free shrinking of the difference network (for tests
     and benchmarks of the region path); ``certificate=True`` also builds the certificate text
     (its EQUIVALENT body always uses the unsimplified difference network the checker rebuilds).
+    ``scale=True`` answers carry no certificate: ``scale=True, certificate=True`` raises
+    CertificateError. ``box`` is ``None`` or ``(lo, hi)`` for ``[lo, hi]^n0``
+    (:func:`parse_box`).
     """
+    if not isinstance(a, Network) or not isinstance(b, Network):
+        raise FormatError(f"equivalent compares two Networks, got {type(a).__name__} and {type(b).__name__}")
     if a.input_dim != b.input_dim or a.output_dim != b.output_dim:
         raise ShapeError(f"networks need the same input and output widths: {a.architecture} vs {b.architecture}")
-    if box is not None:
-        box = (to_q(box[0]), to_q(box[1]))
-        if not box[0] < box[1]:
-            raise ShapeError(f"box needs lo < hi, got [{box[0]}, {box[1]}]")
+    box = parse_box(box)
+    if scale and certificate:
+        raise CertificateError("scale=True answers carry no certificate (the certificate kinds certify a = b only)")
     if not scale and box is None and simplify and a.depth == 2 and b.depth == 2:
         res = _shallow(a, b)
         if res is not None:
@@ -260,8 +286,7 @@ def equivalent_body(a: Network, b: Network, box=None, timeout=None, max_cells=No
     """Body lines of an EQUIVALENT certificate (a REGIONS body of ``a - b``), re-checked by the
     independent checker's rule before being returned; CertificateError if it fails."""
     h = difference_network(a, b)
-    if box is not None:
-        box = (to_q(box[0]), to_q(box[1]))
+    box = parse_box(box)
     if h.depth == 1:
         body = ["domain all" if box is None else f"domain box {q_str(box[0])} {q_str(box[1])}"]
     else:

@@ -20,7 +20,15 @@ is idempotent and never increases the number of neurons or layers.
 * **stably active layer**: every neuron of the layer has pre-activation ``>= 0`` on every
   cell: the layer is affine and is composed into the next one (one layer fewer).
 * A layer that would lose all its neurons makes the rest of the network constant: the
-  result is then the affine network ``x -> K`` with ``K = f(0)`` (architecture ``(n0, m)``).
+  result is then the affine network ``x -> K`` with ``K = f(p)`` (architecture ``(n0, m)``),
+  ``p`` the centre of the box when one is given (a layer dead on the box is zero only on
+  the box, so ``f(0)`` would be wrong when ``0`` lies outside it), else ``0``.
+
+With ``box=(lo, hi)`` the "dead" and "stably active" steps are decided on ``[lo, hi]^n0``
+only, so the result equals ``f`` on the box (not necessarily outside it). Every result is
+re-checked by exact evaluation at seeded random points of the domain before it is returned
+(and, with ``certificate=True``, by the EQUIVALENT certificate): a mismatch raises
+:class:`~exactnet.errors.UndecidedError` instead of returning a wrong network.
 
 Compositions (steps "opposite pairs" for a whole layer and "stably active layer") are
 done only when they do not increase the number of parameters, so the result is never
@@ -36,6 +44,7 @@ from dataclasses import dataclass, field
 
 from flint import fmpq, fmpq_mat
 
+from .errors import UndecidedError
 from .network import Layer, Network
 
 __all__ = ["ReduceResult", "reduce_network", "cheap_reduce"]
@@ -58,8 +67,17 @@ def _build(rows) -> Network:
     return Network([Layer(tuple(tuple(r) for r in W), tuple(b)) for W, b in rows])
 
 
-def _constant(net: Network) -> Network:
-    K = net.evaluate([Q0] * net.input_dim)
+def _centre(net: Network, box) -> list[fmpq]:
+    """A point of the domain: the centre of ``[lo, hi]^n0``, or ``0`` without a box."""
+    if box is None:
+        return [Q0] * net.input_dim
+    return [(box[0] + box[1]) / 2] * net.input_dim
+
+
+def _constant(net: Network, box=None) -> Network:
+    """The affine network ``x -> net(p)``, ``p`` a point of the domain (see :func:`_centre`);
+    callers use it only when ``net`` is constant on the whole domain."""
+    K = net.evaluate(_centre(net, box))
     return Network([Layer(tuple(tuple(Q0 for _ in range(net.input_dim)) for _ in K), tuple(K))])
 
 
@@ -104,13 +122,13 @@ def _step(net: Network, box, regions: bool = True):
         n = len(b)
         unused = [i for i in range(n) if not any(r[i] for r in V)]
         if unused:
-            return _drop(net, rows, l, unused, "unused")
+            return _drop(net, rows, l, unused, "unused", box)
         if l == 1:
             const = [i for i in range(n) if not any(W[i])]
             if const:
                 add = [sum((r[i] * b[i] for i in const if b[i] > 0), Q0) for r in V]
                 rows[l] = (V, [cj + a for cj, a in zip(c, add)])
-                return _drop(net, rows, l, const, "constant")
+                return _drop(net, rows, l, const, "constant", box)
         full = [W[i] + [b[i]] for i in range(n)]
         for i in range(n):
             if not any(full[i]):
@@ -120,8 +138,8 @@ def _step(net: Network, box, regions: bool = True):
                 if lam is not None and lam > 0:
                     for r in V:
                         r[i] += lam * r[j]
-                    return _drop(net, rows, l, [j], "duplicate")
-        red = _merge_pairs(rows, l)
+                    return _drop(net, rows, l, [j], "duplicate", box)
+        red = _merge_pairs(rows, l, box)
         if red is not None:
             return red
     if not regions:
@@ -131,7 +149,7 @@ def _step(net: Network, box, regions: bool = True):
         n = net.architecture[l]
         d = [i for i in range(n) if (l, i) in dead]
         if d:
-            return _drop(net, rows, l, d, "dead")
+            return _drop(net, rows, l, d, "dead", box)
         if all((l, i) in active for i in range(n)) and (
             _params([([[Q0] * len(rows[l - 1][0][0])] * len(rows[l][1]), rows[l][1])]) <= _params(rows[l - 1 : l + 1])
         ):
@@ -149,15 +167,15 @@ def _params(rows) -> int:
     return sum(len(b) * (len(W[0]) + 1) for W, b in rows)
 
 
-def _drop(net, rows, l, idx, kind):
+def _drop(net, rows, l, idx, kind, box=None):
     keep = [i for i in range(len(rows[l - 1][1])) if i not in idx]
-    if not keep:
-        return _constant(net), (kind, l, list(idx))
+    if not keep:  # layer l outputs 0 on the whole domain: f is constant there, f(p) at any p in it
+        return _constant(net, box), (kind, l, list(idx))
     _remove(rows, l, keep)
     return _build(rows), (kind, l, list(idx))
 
 
-def _merge_pairs(rows, l):
+def _merge_pairs(rows, l, box=None):
     W, b = rows[l - 1]
     V, c = rows[l]
     n = len(b)
@@ -183,7 +201,7 @@ def _merge_pairs(rows, l):
     keep = [i for i in range(n) if i not in used]
     compose = not keep and Rrows and _params([(M.tolist(), c)]) <= _params(rows[l - 1 : l + 1])
     if not keep and not Rrows:  # layer l+1 reads a constant: f is constant
-        return _constant(_build(rows)), ("opposite-pairs-constant", l, sorted(used))
+        return _constant(_build(rows), box), ("opposite-pairs-constant", l, sorted(used))
     if len(Rrows) >= len(pairs) and not compose:
         return None
     piv = [next(k for k, a in enumerate(row) if a) for row in Rrows]
@@ -208,7 +226,15 @@ def _merge_pairs(rows, l):
 
 def reduce_network(net: Network, box=None, certificate: bool = False, max_steps: int = 10000) -> ReduceResult:
     """An exactly equivalent network without dead, unused, constant, duplicate neurons,
-    mergeable opposite pairs or stably active layers (see the module docstring)."""
+    mergeable opposite pairs or stably active layers (see the module docstring).
+
+    ``box=(lo, hi)``: equivalent on ``[lo, hi]^n0`` only (see :func:`exactnet.equivalence.parse_box`
+    for the accepted forms). ``certificate=True`` adds an EQUIVALENT certificate of the input
+    and the result (on the box). UndecidedError if the re-check of the result fails.
+    """
+    from .equivalence import equivalent, parse_box, random_points
+
+    box = parse_box(box)
     cur, steps = net, []
     for _ in range(max_steps):
         if cur.depth == 1:
@@ -219,10 +245,14 @@ def reduce_network(net: Network, box=None, certificate: bool = False, max_steps:
         cur, st = out
         steps.append(st)
     res = ReduceResult(Network(cur.layers, name=net.name, metadata=net.metadata), steps)
+    pts = random_points(net.input_dim, 8, seed=7, box=box) + [_centre(net, box)]
+    if any(net.evaluate(p) != res.network.evaluate(p) for p in pts):
+        raise UndecidedError("internal: the reduced network differs from the input at a sample point")
     if certificate:
-        from .equivalence import equivalent
-
-        res.certificate_text = equivalent(net, res.network, box=box, certificate=True).certificate_text
+        eq = equivalent(net, res.network, box=box, certificate=True)
+        if not eq.equivalent:
+            raise UndecidedError("internal: the reduced network is not equivalent to the input")
+        res.certificate_text = eq.certificate_text
     return res
 
 

@@ -39,7 +39,7 @@ from typing import Sequence
 
 from flint import fmpq
 
-from .errors import LimitError, ShapeError, UndecidedError, ValueRangeError
+from .errors import FormatError, LimitError, ShapeError, UndecidedError, ValueRangeError
 from .network import Layer, Network
 from .qq import Q0, to_q
 
@@ -70,7 +70,17 @@ def _build(rows, like: Network) -> Network:
     return Network(layers, name=like.name, metadata=like.metadata)
 
 
+def _index(value: object, what: str) -> int:
+    """``value`` as a Python int (also numpy integers); FormatError for bools, floats, strings."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise FormatError(f"{what} must be an integer, got {value!r}")
+    return value.__index__()
+
+
 def _check_hidden(net: Network, l: int) -> None:
+    if not isinstance(net, Network):
+        raise FormatError(f"expected a Network, got {type(net).__name__}")
+    l = _index(l, "layer index")
     if not 1 <= l < net.depth:
         raise ShapeError(f"layer {l} is not a hidden layer (hidden layers are 1..{net.depth - 1})")
 
@@ -79,6 +89,9 @@ def permute_layer(net: Network, l: int, perm: Sequence[int]) -> Network:
     """Reorder the neurons of hidden layer ``l``: new neuron ``k`` is old neuron ``perm[k]``."""
     _check_hidden(net, l)
     n = net.architecture[l]
+    if isinstance(perm, (str, bytes)) or not hasattr(perm, "__iter__"):
+        raise FormatError(f"a permutation must be a sequence of integers, got {perm!r}")
+    perm = [_index(p, "permutation entry") for p in perm]
     if sorted(perm) != list(range(n)):
         raise ValueRangeError(f"{list(perm)} is not a permutation of 0..{n - 1}")
     rows = _rows(net)
@@ -90,8 +103,15 @@ def permute_layer(net: Network, l: int, perm: Sequence[int]) -> Network:
 
 
 def scale_neuron(net: Network, l: int, i: int, c: object) -> Network:
-    """Scale hidden neuron ``(l, i)`` by ``c > 0`` (incoming row times c, outgoing column over c)."""
+    """Scale hidden neuron ``(l, i)`` by ``c > 0`` (incoming row times c, outgoing column over c).
+
+    ``i`` is ``0..n_l-1`` (no negative indices; ShapeError otherwise); ``c`` is an exact positive
+    rational (ValueRangeError for ``c <= 0``, FormatError for floats and non-numbers)."""
     _check_hidden(net, l)
+    n = net.architecture[l]
+    i = _index(i, "neuron index")
+    if not 0 <= i < n:
+        raise ShapeError(f"neuron {i} is not in hidden layer {l} (neurons are 0..{n - 1})")
     c = to_q(c)
     if not c > 0:
         raise ValueRangeError(f"scaling factor must be positive, got {c}")
@@ -106,7 +126,14 @@ def scale_neuron(net: Network, l: int, i: int, c: object) -> Network:
 
 
 def scale_layer(net: Network, l: int, factors: Sequence[object]) -> Network:
-    """Scale every neuron of hidden layer ``l`` by its factor (all > 0)."""
+    """Scale every neuron of hidden layer ``l`` by its factor (all > 0): exactly one factor per
+    neuron (ShapeError otherwise)."""
+    _check_hidden(net, l)
+    if isinstance(factors, (str, bytes)) or not hasattr(factors, "__len__"):
+        raise FormatError(f"factors must be a sequence of positive rationals, got {factors!r}")
+    n = net.architecture[l]
+    if len(factors) != n:
+        raise ShapeError(f"hidden layer {l} has {n} neurons but {len(factors)} factors were given")
     out = net
     for i, c in enumerate(factors):
         out = scale_neuron(out, l, i, c)
@@ -314,7 +341,13 @@ def same_orbit(a: Network, b: Network) -> bool:
 
 
 def random_orbit_element(net: Network, rng: random.Random | int | None = None, max_den: int = 7) -> Network:
-    """A random element of ``net``'s orbit: random permutations and positive rational scales."""
+    """A random element of ``net``'s orbit: random permutations and positive rational scales
+    ``p/q`` with ``1 <= p, q <= max_den`` (an integer ``>= 1``; ValueRangeError otherwise)."""
+    if not isinstance(net, Network):
+        raise FormatError(f"expected a Network, got {type(net).__name__}")
+    max_den = _index(max_den, "max_den")
+    if max_den < 1:
+        raise ValueRangeError(f"max_den must be at least 1, got {max_den}")
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
     out = net
