@@ -22,12 +22,16 @@ from .network import Network
 __all__ = ["rationals", "architectures", "networks", "points"]
 
 
-@st.composite
-def rationals(draw, max_num: int = 9, max_den: int = 5, nonzero: bool = False) -> fmpq:
-    """A rational ``p/q`` with ``|p| <= max_num`` and ``1 <= q <= max_den``."""
-    p = draw(st.integers(min_value=-max_num, max_value=max_num).filter(lambda v: v != 0 or not nonzero))
-    q = draw(st.integers(min_value=1, max_value=max_den))
-    return fmpq(p, q)
+def rationals(max_num: int = 9, max_den: int = 5, nonzero: bool = False) -> st.SearchStrategy[fmpq]:
+    """A rational ``p/q`` with ``|p| <= max_num`` and ``1 <= q <= max_den`` (``p != 0`` when ``nonzero``).
+
+    Built from two integer draws without ``@composite`` or filters (cheap enough for networks of
+    hundreds of parameters under Hypothesis's default health checks)."""
+    if nonzero:
+        num = st.one_of(st.integers(1, max_num), st.integers(-max_num, -1))  # shrinks towards 1
+    else:
+        num = st.integers(min_value=-max_num, max_value=max_num)
+    return st.builds(fmpq, num, st.integers(min_value=1, max_value=max_den))
 
 
 def architectures(
@@ -63,11 +67,12 @@ def networks(
     if arch is None:
         arch = architectures()
     a = tuple(draw(arch)) if isinstance(arch, st.SearchStrategy) else tuple(arch)
+    q = rationals(max_num, max_den)
     layers = []
-    for l in range(1, len(a)):
-        W = [[draw(rationals(max_num, max_den)) for _ in range(a[l - 1])] for _ in range(a[l])]
-        b = [draw(rationals(max_num, max_den)) for _ in range(a[l])]
-        layers.append((W, b))
+    for l in range(1, len(a)):  # one list draw per layer: (n_l x n_(l-1)) weights, then n_l biases
+        n_in, n_out = a[l - 1], a[l]
+        v = draw(st.lists(q, min_size=(n_in + 1) * n_out, max_size=(n_in + 1) * n_out))
+        layers.append(([v[i * n_in:(i + 1) * n_in] for i in range(n_out)], v[n_in * n_out:]))
     return Network.from_lists(layers)
 
 
