@@ -13,6 +13,7 @@ from .errors import (
     CertificateError,
     DependencyError,
     ExactnetError,
+    FileAccessError,
     FormatError,
     LimitError,
     OracleError,
@@ -45,4 +46,5 @@ __all__ = [
     "CertificateError",
     "OracleError",
     "DependencyError",
+    "FileAccessError",
 ]
