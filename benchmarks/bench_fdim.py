@@ -34,6 +34,31 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
+Latest run (2026-12-06, session 19, same machine): the default ``--lp-budget`` is now **30** CPU s
+per phase (was 10; commit 03c03dc). All nine rows at 30 (commit ddbcdc7 code, ``--lp-budget 30``,
+two processes, ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``; the machine was heavily loaded for part
+of the run by another job, so its wall-clock times are not comparable and are not quoted): the same
+value as at 10 on 177 of the 180 networks, and the three intervals at 10 become: width 10 depth 6
+seed 12 **487 exact**, width 15 depth 6 seed 17 **1109 exact**, seed 19 1108..1116 (was 1108..1119).
+**179 of 180 exact at the new default.** In their own processes (``big.py``: ``functional_dimension``
+as this script calls it): seed 12 at 30 and 60: 487 in 103.0 and 106.4 CPU s; seed 17 at 30, 60 and
+300: 1109 in 99.2, 88.7, 86.4 CPU s; **seed 19 at 300: exactly 1108**, in 1098 CPU s. The width-15
+depth-6 row at ``--lp-budget 300``: **20 / 20 exact** (mean rank 1116.8 = mean proved upper bound).
+So every network of the suite has an exact functional dimension within a large enough budget; the
+default trades the last one (18 CPU minutes) for time.
+
+Timing of the new default, commit 03c03dc, the two depth-6 rows in two processes (single-threaded
+NumPy), load 2 to 4 (other test jobs on the machine), s/net mean (max), wall clock::
+
+    | arch (depth L)          | exact at 30 | s/net at 30    | s/net at 10 (session 18, quiet) |
+    | 10,10,10,10,10,10,1 (6) | 20 / 20     | 15.04 (127.55) | 9.15 (63.98)                    |
+    | 15,15,15,15,15,15,1 (6) | 19 / 20     | 35.56 (181.24) | 26.47 (87.42)                   |
+
+The networks whose facts are all decided within 10 s take the same time (the budget is a bound, not
+a cost); the ones that used to stop at 10 s per phase now go on to their answer (width 10 seed 12:
+127.6 s under this load for the exact 487, against 64.0 s for the interval; width 15 seed 17: 94.3 s
+for the exact 1109; seed 19: 181.2 s for 1108..1116, the one interval left at the default).
+
 Latest run (2026-12-06, the same machine as the next entry), *before* = commit 37af6ae, *after* =
 commit f505920: an LP-fact phase also gets the CPU seconds that the phases before it left unused
 (``fdim._PhaseBudget``; every phase still gets at least ``--lp-budget``, all phases together at most
