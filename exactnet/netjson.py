@@ -179,7 +179,10 @@ def dumps_network(net: Network) -> str:
     head = {k: v for k, v in obj.items() if k != "layers"}
     lines = ["{"]
     for k, v in head.items():
-        lines.append(f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)},")
+        try:
+            lines.append(f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True, allow_nan=False)},")
+        except (TypeError, ValueError) as e:  # metadata changed after construction to what JSON cannot hold
+            raise FormatError(f"network {k} cannot be written as JSON: {e}") from None
     lines.append('  "layers": [')
     for n, layer in enumerate(obj["layers"]):
         rows = ",\n".join("      " + json.dumps(r) for r in layer["weights"])

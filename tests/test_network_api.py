@@ -292,3 +292,20 @@ def test_every_exported_name_exists_and_every_error_is_exported():
         assert n in exactnet.__all__ and getattr(exactnet, n) is getattr(errors, n)
         assert issubclass(getattr(errors, n), ExactnetError)
     assert "FileAccessError" in exactnet.__all__
+
+
+def test_metadata_changed_after_construction_to_non_json_is_one_format_error():
+    """The constructor checks metadata; a later change (the dict is the caller's) must still fail
+    cleanly when the network is written, not with json's TypeError or a file holding NaN."""
+    from flint import fmpq
+
+    from exactnet.errors import FormatError
+    from exactnet.netjson import dumps_network
+
+    net = Network.from_lists([([[1]], [0])], metadata={"note": "ok"})
+    net.metadata["bad"] = fmpq(1, 3)
+    with pytest.raises(FormatError, match="network metadata cannot be written as JSON"):
+        dumps_network(net)
+    net.metadata["bad"] = float("nan")
+    with pytest.raises(FormatError, match="network metadata cannot be written as JSON"):
+        dumps_network(net)
