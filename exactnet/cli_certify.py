@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from .cli_common import (add_json_flag, add_network_argument, check_outputs, load_network_arg, positive_seconds,
-                         print_json, time_limit, write_text_output)
+                         print_json, stage_line, time_limit, write_text_output)
 from .errors import LimitError
 
 __all__ = ["register"]
@@ -24,20 +24,12 @@ def _run(args: argparse.Namespace) -> int:
 
     check_outputs([args.output, args.theta_prime], [args.network])
     net = load_network_arg(args)
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        def progress(stage: str) -> None:
-            sys.stderr.write(f"\r\033[Kcertify: {stage} ...")
-            sys.stderr.flush()
-    try:
-        with time_limit(args.timeout, "certify"):
-            res = certify(net, progress=progress)
-    except LimitError as e:
-        res = CertifyResult("UNDECIDED", None, str(e))
-    finally:
-        if progress is not None:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+    with stage_line("certify", args.quiet) as progress:
+        try:
+            with time_limit(args.timeout, "certify"):
+                res = certify(net, progress=progress)
+        except LimitError as e:
+            res = CertifyResult("UNDECIDED", None, str(e))
     if args.output and res.certificate is not None:
         write_text_output(args.output, res.certificate)
     if args.theta_prime and res.other is not None:

@@ -35,6 +35,7 @@ __all__ = [
     "check_outputs",
     "report_unwritten_outputs",
     "check_output_folder",
+    "stage_line",
     "positive_seconds",
     "positive_int",
     "add_timeout_option",
@@ -199,6 +200,26 @@ def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     """``--timeout S`` for a command whose library call has no time bound of its own."""
     parser.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
                         help="stop with an error after S seconds of wall-clock time (no output is written)")
+
+
+@contextlib.contextmanager
+def stage_line(name: str, quiet: bool):
+    """A progress callback ``progress(stage)`` that shows ``name: stage ...`` on one line of a
+    terminal's stderr, or None when ``quiet`` or stderr is not a terminal; the line is cleared when
+    the block ends (also on an error)."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+
+    def progress(stage: str) -> None:
+        sys.stderr.write(f"\r\033[K{name}: {stage} ...")
+        sys.stderr.flush()
+
+    try:
+        yield progress
+    finally:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ from .cli_common import (
     positive_int,
     positive_seconds,
     print_json,
+    stage_line,
     write_text_output,
 )
 from .errors import CertificateError
@@ -36,12 +37,7 @@ def run_fdim(args: argparse.Namespace) -> int:
 
     check_outputs([getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        def progress(stage: str) -> None:
-            sys.stderr.write(f"\r\033[Kfdim: {stage} ...")
-            sys.stderr.flush()
-    try:
+    with stage_line("fdim", args.quiet) as progress:
         res = functional_dimension(
             net,
             use_regions=not args.no_regions,
@@ -51,10 +47,6 @@ def run_fdim(args: argparse.Namespace) -> int:
             progress=progress,
             max_seconds=args.max_seconds,
         )
-    finally:
-        if progress is not None:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
     out = res.to_json()
     cert_path = getattr(args, "certificate", None)
     if cert_path and not res.locally_identifiable:  # the result first, then why there is no certificate

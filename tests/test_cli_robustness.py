@@ -603,3 +603,15 @@ def test_random_refuses_numbers_its_network_files_could_not_hold(capsys, ws):
                        "-o", "big.json")
     assert code == 0, err
     assert load_network("big.json").architecture == (2, 2, 1)
+
+
+def test_certify_progress_line_on_a_terminal_is_cleared_at_the_end(capsys, ws, monkeypatch):
+    """``certify`` names its stages on a terminal's stderr and clears the line when it ends, also when
+    its --timeout stops it (UNDECIDED); ``--quiet`` writes no progress."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = run(capsys, "certify", "good.json")
+    assert code == 0 and err.startswith("\r\033[Kcertify: ") and err.endswith("\r\033[K"), err
+    code, out, err = run(capsys, "certify", "good.json", "--timeout", "1e-6")  # may stop before any stage
+    assert code == 1 and err.endswith("\r\033[K"), err
+    code, out, err = run(capsys, "certify", "good.json", "--quiet")
+    assert code == 0 and "\033[K" not in err
