@@ -126,13 +126,21 @@ def test_results_stream_from_workers(tmp_path):
 
 # --- 4. Ctrl-C with workers ---------------------------------------------------------------------
 
+def _as_from_a_terminal():
+    """The child starts with SIGINT unblocked and at its default, as a shell starts a command (the
+    test process's own state, which other tests' pools and alarms touch, is not inherited)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="sends SIGINT to a process group")
 def test_ctrl_c_with_workers_keeps_records_and_prints_one_line(tmp_path):
     path = tmp_path / "c.jsonl"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "exactnet", "survey", "--arch", "2,2,1", "--samples", "5000", "--workers", "2",
+        [sys.executable, "-m", "exactnet", "survey", "--arch", "2,2,1", "--samples", "200000", "--workers", "2",
          "-o", str(path), "--quiet"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=_as_from_a_terminal)
     try:
         t0 = time.monotonic()
         while not (path.exists() and path.stat().st_size > 0) and time.monotonic() - t0 < 60:
@@ -145,7 +153,7 @@ def test_ctrl_c_with_workers_keeps_records_and_prints_one_line(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 130
+    assert proc.returncode == 130, (proc.returncode, err[-500:], len(path.read_text().splitlines()))
     assert err == "exactnet: interrupted\n"
     lines = path.read_text().splitlines(keepends=True)
     complete = {json.loads(line)["index"] for line in lines if line.endswith("\n")}
