@@ -84,11 +84,12 @@ def test_pair_goals_and_a_second_effort_close_deep_intervals(monkeypatch):
     # points; the network is exact (both bounds proved). Without them it stays an interval.
     import exactnet.fdim as fdim
 
+    # (at the LP budget of that time, 10 CPU s per phase: with 30 the LP facts alone may close it)
     net = random_network((15,) * 6 + (1,), seed=12)
-    after = functional_dimension(net, use_regions=False, seed=12)
+    after = functional_dimension(net, use_regions=False, seed=12, sign_budget=10.0)
     assert (after.status, after.functional_dimension) == ("exact", after.upper_bound)
     monkeypatch.setattr(fdim, "MAX_TRIPLE_GOALS", 0)
     monkeypatch.setattr(fdim, "ASCENT_EFFORTS", fdim.ASCENT_EFFORTS[:1])
-    before = functional_dimension(net, use_regions=False, seed=12)
+    before = functional_dimension(net, use_regions=False, seed=12, sign_budget=10.0)
     assert before.status == "lower-bound" and before.undecided
     assert before.functional_dimension < after.functional_dimension <= before.upper_bound
