@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from flint import fmpq
 
 from .difference import difference_network
-from .errors import CertificateError, FormatError, ShapeError, UndecidedError, ValueRangeError
+from .errors import CertificateError, FormatError, ShapeError, UndecidedError
 from .network import Network
-from .qq import q_str, to_q
+from .qq import parse_box, q_str, to_q
 
 __all__ = [
     "EquivalenceResult",
@@ -67,26 +67,6 @@ class EquivalenceResult:
     cells: int | None = None
     method: str = "regions"
     notes: list = field(default_factory=list)
-
-
-def parse_box(box) -> tuple[fmpq, fmpq] | None:
-    """``None`` or the pair ``(lo, hi)`` (the box ``[lo, hi]^n0``, the same bounds for every
-    coordinate) as rationals with ``lo < hi``.
-
-    FormatError: not a pair (a number, a string, a mapping) or a bound that is not an exact
-    rational; ShapeError: a sequence of length other than 2 (per-coordinate bounds are not
-    supported); ValueRangeError: ``lo >= hi``.
-    """
-    if box is None:
-        return None
-    if isinstance(box, (str, bytes, dict)) or not hasattr(box, "__len__") or not hasattr(box, "__getitem__"):
-        raise FormatError(f"box must be a pair (lo, hi), got {type(box).__name__}")
-    if len(box) != 2:
-        raise ShapeError(f"box must be a pair (lo, hi) for all coordinates, got {len(box)} elements")
-    lo, hi = to_q(box[0]), to_q(box[1])
-    if not lo < hi:
-        raise ValueRangeError(f"box needs lo < hi, got [{lo}, {hi}]")
-    return lo, hi
 
 
 def random_points(n: int, count: int, seed: int = 0, box=None) -> list[list[fmpq]]:

@@ -155,7 +155,6 @@ def network_from_json(obj: Any) -> Network:
     return Network(out, name=name, metadata=meta)
 
 
-
 def network_to_json(net: Network) -> dict:
     """The JSON object for ``net``, numbers in canonical spelling."""
     obj: dict[str, Any] = {"format": FORMAT}

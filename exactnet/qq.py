@@ -43,6 +43,7 @@ __all__ = [
     "q_to_fraction",
     "q_to_float",
     "parse_vector",
+    "parse_box",
     "is_canonical",
     "common_denominator",
     "Q0",
@@ -235,3 +236,23 @@ def vector_strs(vec: Iterable[fmpq]) -> list[str]:
 
 
 __all__.append("vector_strs")
+
+
+def parse_box(box) -> tuple[fmpq, fmpq] | None:
+    """``None`` or the pair ``(lo, hi)`` (the box ``[lo, hi]^n0``, the same bounds for every
+    coordinate) as rationals with ``lo < hi``.
+
+    FormatError: not a pair (a number, a string, a mapping) or a bound that is not an exact
+    rational; ShapeError: a sequence of length other than 2 (per-coordinate bounds are not
+    supported); ValueRangeError: ``lo >= hi``.
+    """
+    if box is None:
+        return None
+    if isinstance(box, (str, bytes, dict)) or not hasattr(box, "__len__") or not hasattr(box, "__getitem__"):
+        raise FormatError(f"box must be a pair (lo, hi), got {type(box).__name__}")
+    if len(box) != 2:
+        raise ShapeError(f"box must be a pair (lo, hi) for all coordinates, got {len(box)} elements")
+    lo, hi = to_q(box[0]), to_q(box[1])
+    if not lo < hi:
+        raise ValueRangeError(f"box needs lo < hi, got [{lo}, {hi}]")
+    return lo, hi

@@ -77,7 +77,7 @@ from flint import fmpq, fmpq_mat
 from .errors import LimitError, ShapeError, ValueRangeError
 from .lp import _aux, _floats, checked_prep, float_lp_batch, minimize, minimize_checked
 from .network import Layer, Network
-from .qq import to_q
+from .qq import parse_box, to_q
 
 __all__ = [
     "Constraint",
@@ -1082,11 +1082,9 @@ def _compute_regions(net, box, slice_, max_cells, timeout, progress, certificate
         net = slice_network(net, *slice_)
     n = net.input_dim
     start = time.monotonic()
+    box = parse_box(box)
     if box is not None:
-        lo, hi = to_q(box[0]), to_q(box[1])
-        if not lo < hi:
-            raise ValueRangeError(f"box needs lo < hi, got [{lo}, {hi}]")
-        box = (lo, hi)
+        lo, hi = box
         cons = []
         for i in range(n):
             e = tuple(Q1 if j == i else Q0 for j in range(n))

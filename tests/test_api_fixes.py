@@ -210,3 +210,17 @@ def test_zero_rows_canonical_form_is_a_fixed_point():
 
     c = canonical_form(_ZERO_ROWS)
     assert canonical_form(c) == c
+
+
+def test_compute_regions_reads_its_box_like_equivalent():
+    """One parser (qq.parse_box) for every box argument: compute_regions refuses what equivalent
+    refuses (a number, three bounds, lo >= hi) with the same errors, and reads a good pair the same."""
+    from exactnet.errors import FormatError, ShapeError, ValueRangeError
+    from exactnet.examples import example
+    from exactnet.regions import compute_regions
+
+    net = example("A")
+    for bad, err in ((1, FormatError), ((0, 1, 2), ShapeError), (("1", "1/2"), ValueRangeError)):
+        with pytest.raises(err):
+            compute_regions(net, box=bad)
+    assert len(compute_regions(net, box=("-1", 1)).cells) == len(compute_regions(net, box=(-1, "1")).cells)
