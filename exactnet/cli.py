@@ -20,6 +20,7 @@ from typing import Sequence
 
 from . import __version__
 from .cli_common import (
+    STDIO,
     Deadline,
     add_json_flag,
     add_network_argument,
@@ -99,10 +100,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 def _cmd_canon(args: argparse.Namespace) -> int:
     from .symmetry import canonical_form
 
-    check_outputs([args.output], [args.network])
+    check_outputs([args.output], [args.network], stdout_ok=True)
     net = load_network_arg(args)
     text = dumps_network(canonical_form(net))
-    if args.output:
+    if args.output and args.output != STDIO:
         write_text_output(args.output, text)
         print(f"wrote the canonical form to {args.output}", file=sys.stderr)
     else:
@@ -113,10 +114,10 @@ def _cmd_canon(args: argparse.Namespace) -> int:
 def _cmd_random(args: argparse.Namespace) -> int:
     from .randnet import random_network
 
-    check_outputs([args.output])
+    check_outputs([args.output], stdout_ok=True)
     net = random_network(args.arch, seed=args.seed, max_num=args.max_num, max_den=args.max_den)
     text = dumps_network(net)
-    if args.output:
+    if args.output and args.output != STDIO:
         write_text_output(args.output, text)
         if args.json:
             print_json({"output": args.output, "architecture": list(net.architecture), "seed": args.seed})
@@ -168,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("canon", help="canonical form under permutation and positive scaling of neurons")
     add_network_argument(p)
-    p.add_argument("-o", "--output", help="write the canonical network here instead of stdout")
+    p.add_argument("-o", "--output", help="write the canonical network here (default, or -: stdout)")
     p.set_defaults(func=_cmd_canon)
 
     p = sub.add_parser("random", help="a seeded random network with small rational weights")
@@ -176,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-num", type=int, default=9, help="numerators in [-max-num, max-num] (default 9)")
     p.add_argument("--max-den", type=int, default=5, help="denominators in [1, max-den] (default 5; 1: integers)")
-    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("-o", "--output", help="output file (default, or -: stdout)")
     add_json_flag(p)
     p.set_defaults(func=_cmd_random)
 

@@ -21,12 +21,14 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import FileAccessError, LimitError
+from .errors import ExactnetError, FileAccessError, FormatError, LimitError
 from .fileio import atomic_write_text, make_folder, output_target
 from .netio import load_network
+from .netjson import loads_network
 from .network import Network
 
 __all__ = [
+    "STDIO",
     "add_network_argument",
     "load_network_arg",
     "print_json",
@@ -44,9 +46,17 @@ __all__ = [
 ]
 
 
+#: The file name that means standard input for a network argument (an exactnet JSON network piped
+#: in, as in ``exactnet random --arch 2,3,1 | exactnet certify -``) and standard output for the
+#: outputs that are printed by default (``canon -o -``, ``random -o -``). Other outputs refuse it
+#: rather than create a file named ``-``.
+STDIO = "-"
+
+
 def add_network_argument(parser: argparse.ArgumentParser, dest: str = "network", help: str | None = None) -> None:
     """Add a positional network file argument and the ``--float-mode`` option."""
-    parser.add_argument(dest, metavar=dest.upper(), help=help or "network file (.json, .npz, .pt, .onnx)")
+    parser.add_argument(dest, metavar=dest.upper(),
+                        help=help or "network file (.json, .npz, .pt, .onnx; - reads JSON from standard input)")
     if not any(a.dest == "float_mode" for a in parser._actions):
         parser.add_argument(
             "--float-mode",
@@ -58,8 +68,37 @@ def add_network_argument(parser: argparse.ArgumentParser, dest: str = "network",
 
 
 def load_network_arg(args: argparse.Namespace, dest: str = "network") -> Network:
-    """Load the network named by ``args.<dest>``."""
-    return load_network(getattr(args, dest), float_mode=getattr(args, "float_mode", None))
+    """Load the network named by ``args.<dest>`` (:data:`STDIO`: an exactnet JSON network read
+    from standard input, for one network argument of the command at most)."""
+    name = getattr(args, dest)
+    if name != STDIO:
+        return load_network(name, float_mode=getattr(args, "float_mode", None))
+    taken = getattr(args, "_stdin_taken_by", None)
+    if taken is not None and taken != dest:
+        raise FileAccessError("standard input ('-') can give only one of the networks")
+    args._stdin_taken_by = dest
+    return _network_from_stdin()
+
+
+def _network_from_stdin() -> Network:
+    stream = sys.stdin
+    if stream is None or stream.closed:
+        raise FileAccessError("'-' reads a network from standard input, which is closed")
+    try:
+        if stream.isatty():
+            raise FileAccessError("'-' reads a network from standard input, but nothing is piped in "
+                                  "(give a file name, or pipe an exactnet JSON network)")
+        text = stream.read()
+    except UnicodeDecodeError:
+        raise FormatError("standard input is not UTF-8 text (only JSON networks can be piped in)") from None
+    except OSError as e:
+        raise FileAccessError(f"cannot read standard input: {e.strerror or e}") from None
+    if not text.strip():
+        raise FormatError("standard input is empty ('-' reads an exactnet JSON network from it)")
+    try:
+        return loads_network(text)
+    except ExactnetError as e:
+        raise type(e)(f"<stdin>: {e}") from None
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +111,11 @@ def print_json(obj: Any) -> None:
 
 
 def write_text_output(path: str, text: str) -> None:
-    """Write an output file atomically."""
+    """Write an output file atomically (:data:`STDIO`: print ``text`` on standard output, for
+    the outputs :func:`check_outputs` allowed it)."""
+    if path == STDIO:
+        sys.stdout.write(text)
+        return
     atomic_write_text(path, text)
 
 
@@ -115,7 +158,7 @@ def report_unwritten_outputs() -> None:
             sys.stderr.flush()
 
 
-def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = ()) -> None:
+def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = (), stdout_ok: bool = False) -> None:
     """Refuse, before any work, output paths that cannot be written or would clobber an input.
 
     Each output must be writable by :func:`exactnet.fileio.atomic_write_text` (its folder
@@ -129,6 +172,9 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
     It runs from :mod:`atexit`, the one place reached after every command without a hook in
     ``cli.main``; a caller that runs several commands in one process can call it after each
     (it reports once).
+
+    :data:`STDIO` (``-``) is standard output when ``stdout_ok`` (a command with one output that
+    it prints by default); otherwise it is refused, not taken as a file named ``-``.
     """
     global _pending, _registered
     _pending = (os.getpid(), [])  # the command now running is the one that checks its outputs
@@ -136,6 +182,10 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
     ins = [Path(p) for p in inputs if p]
     for out in outputs:
         if out is None:  # not asked for ("" is a name, refused by output_target)
+            continue
+        if out == STDIO:
+            if not stdout_ok:
+                raise FileAccessError("'-' (standard output) is not available for this output: give a file name")
             continue
         real = output_target(out)
         for name, other in seen:

@@ -1,0 +1,92 @@
+"""``-`` on the command line: a network read from standard input, and standard output for the
+outputs printed by default (``canon -o -``, ``random -o -``); every other output refuses ``-``
+instead of creating a file of that name.
+
+The commands run in a child process (``python -m exactnet``) so that standard input is a real
+pipe, a terminal or empty, as a user's shell gives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+
+from exactnet.netjson import dumps_network, loads_network
+from exactnet.randnet import random_network
+
+
+def exactnet(*argv, stdin=None, cwd=None):
+    """Run ``python -m exactnet ARGV``; ``stdin``: text to pipe in, or a file descriptor."""
+    kw = {"input": stdin} if isinstance(stdin, str) else {"stdin": stdin if stdin is not None else subprocess.DEVNULL}
+    p = subprocess.run([sys.executable, "-m", "exactnet", *argv], capture_output=True, text=True, cwd=cwd,
+                       timeout=120, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def one_line_error(rc, err, needle):
+    assert rc == 2, err
+    assert err.startswith("exactnet: error: ") and err.count("\n") == 1 and needle in err, err
+
+
+@pytest.mark.parametrize("arch, seed", [((2, 3, 3, 1), 4), ((2, 2, 1), 0), ((1, 3, 2), 7)])
+def test_piped_network_is_the_file_network(tmp_path, arch, seed):
+    """``random -o -`` prints the same network as ``random -o FILE`` writes, and ``certify -``
+    on it answers what ``certify FILE`` answers."""
+    f = tmp_path / "n.json"
+    args = ["random", "--arch", ",".join(map(str, arch)), "--seed", str(seed)]
+    rc, text, err = exactnet(*args, "-o", "-")
+    assert rc == 0, err
+    assert exactnet(*args, "-o", str(f))[0] == 0
+    assert text == f.read_text()
+    assert loads_network(text) == random_network(arch, seed=seed)
+    piped = exactnet("certify", "-", "--json", stdin=text)
+    filed = exactnet("certify", str(f), "--json")
+    assert piped[0] == filed[0] and json.loads(piped[1]) == json.loads(filed[1])
+    assert not (tmp_path / "-").exists()
+
+
+def test_canon_from_stdin_to_stdout(tmp_path):
+    net = random_network((2, 3, 2, 1), seed=3)
+    f = tmp_path / "n.json"
+    f.write_text(dumps_network(net))
+    rc, out, err = exactnet("canon", "-", "-o", "-", stdin=dumps_network(net))
+    assert rc == 0, err
+    assert out == exactnet("canon", str(f))[1] != ""
+
+
+def test_two_networks_cannot_both_come_from_stdin():
+    text = dumps_network(random_network((2, 2, 1), seed=1))
+    one_line_error(*exactnet("equiv", "-", "-", stdin=text)[::2], "only one of the networks")
+
+
+@pytest.mark.parametrize("argv", [["certify", "NET", "-o", "-"], ["regions", "NET", "-o", "-"],
+                                  ["reduce", "NET", "-o", "-"], ["graph", "NET", "-o", "-"]])
+def test_other_outputs_refuse_a_dash(tmp_path, argv):
+    f = tmp_path / "n.json"
+    f.write_text(dumps_network(random_network((2, 2, 1), seed=1)))
+    rc, out, err = exactnet(*[str(f) if a == "NET" else a for a in argv], cwd=tmp_path)
+    one_line_error(rc, err, "not available for this output")
+    assert sorted(os.listdir(tmp_path)) == ["n.json"]
+
+
+def test_empty_and_bad_stdin():
+    one_line_error(*exactnet("info", "-", stdin="")[::2], "standard input is empty")
+    one_line_error(*exactnet("info", "-")[::2], "standard input is empty")  # /dev/null
+    one_line_error(*exactnet("info", "-", stdin="{")[::2], "<stdin>: not valid JSON")
+    one_line_error(*exactnet("info", "-", stdin='{"format": "exactnet-network/1", "layers": []}')[::2], "<stdin>")
+
+
+def test_a_terminal_is_not_read():
+    """On a terminal ``-`` would wait for typing: refused at once instead (never a hang)."""
+    master, slave = pty.openpty()
+    try:
+        rc, _, err = exactnet("info", "-", stdin=slave)
+    finally:
+        os.close(slave)
+        os.close(master)
+    one_line_error(rc, err, "nothing is piped in")
