@@ -21,15 +21,18 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import ExactnetError, FileAccessError, FormatError, LimitError
+from .errors import ExactnetError, FileAccessError, FormatError, LimitError, ShapeError, ValueRangeError
 from .fileio import atomic_write_text, make_folder, output_target
 from .netio import load_network
 from .netjson import loads_network
 from .network import Network
+from .qq import parse_box, parse_vector
 
 __all__ = [
     "STDIO",
     "add_network_argument",
+    "box_option",
+    "slice_option",
     "load_network_arg",
     "print_json",
     "write_text_output",
@@ -99,6 +102,37 @@ def _network_from_stdin() -> Network:
         return loads_network(text)
     except ExactnetError as e:
         raise type(e)(f"<stdin>: {e}") from None
+
+
+def box_option(text: str | None):
+    """``--box LO,HI`` as :func:`exactnet.qq.parse_box`'s pair ``(lo, hi)``, or None when not given
+    (every command with ``--box`` reads it here)."""
+    if text is None:
+        return None
+    v = parse_vector(text)
+    if len(v) != 2:
+        raise FormatError(f"--box expects LO,HI (two numbers), got {text!r}")
+    try:
+        return parse_box(v)
+    except ValueRangeError:
+        raise ValueRangeError(f"--box needs lo < hi, got {text!r}") from None
+
+
+def slice_option(text: str | None, n0: int):
+    """``--slice``: three points of ``n0`` coordinates, ``P0;P1;P2`` or flat (``3 n0`` numbers), or
+    None when not given."""
+    if text is None:
+        return None
+    if ";" in text:
+        parts = text.split(";")
+        if len(parts) != 3:
+            raise FormatError(f"--slice expects three points P0;P1;P2, got {len(parts)}")
+        return tuple(parse_vector(p, n0) for p in parts)
+    v = parse_vector(text)
+    if len(v) != 3 * n0:
+        raise ShapeError(f"--slice expects three points of {n0} coordinates ({3 * n0} numbers) or P0;P1;P2, "
+                         f"got {len(v)} numbers")
+    return tuple(v[k * n0:(k + 1) * n0] for k in range(3))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ import argparse
 from .cli_common import (
     add_json_flag,
     add_network_argument,
+    box_option,
     check_outputs,
     load_network_arg,
     positive_int,
@@ -23,7 +24,7 @@ from .cli_common import (
 )
 from .equivalence import equivalent
 from .errors import CertificateError
-from .qq import parse_vector, q_str
+from .qq import q_str
 
 __all__ = ["register", "result_to_json"]
 
@@ -50,10 +51,7 @@ def _cmd_equiv(args: argparse.Namespace) -> int:
     check_outputs([args.output], [args.a, args.b])
     a = load_network_arg(args, "a")
     b = load_network_arg(args, "b")
-    box = None
-    if args.box is not None:
-        lo, hi = parse_vector(args.box, 2)
-        box = (lo, hi)
+    box = box_option(args.box)
     if args.scale and args.output is not None:
         raise CertificateError("--scale answers carry no certificate (the kinds certify a = b only)")
     res = equivalent(a, b, box=box, scale=args.scale, timeout=args.timeout, max_cells=args.max_cells,

@@ -21,37 +21,17 @@ from .cli_common import (
     add_json_flag,
     add_network_argument,
     add_timeout_option,
+    box_option,
     check_outputs,
     load_network_arg,
     print_json,
+    slice_option,
     time_limit,
     write_text_output,
 )
-from .errors import FormatError, ShapeError
-from .qq import parse_vector
+from .errors import FormatError
 
-__all__ = ["register", "parse_box", "parse_slice"]
-
-
-def parse_box(text: str | None):
-    """``"LO,HI"`` -> (lo, hi) rationals, or None."""
-    if text is None:
-        return None
-    v = parse_vector(text, 2)
-    if not v[0] < v[1]:
-        raise FormatError(f"--box needs LO < HI, got {text!r}")
-    return v[0], v[1]
-
-
-def parse_slice(text: str | None, n0: int):
-    """``--slice`` value: three points ``P0;P1;P2`` or ``P0,P1,P2`` flattened (3*n0 numbers)."""
-    if text is None:
-        return None
-    parts = text.replace(";", ",").replace(" ", "")
-    vals = parse_vector(parts)
-    if len(vals) != 3 * n0:
-        raise ShapeError(f"--slice needs three points of {n0} coordinates ({3 * n0} numbers), got {len(vals)}")
-    return vals[:n0], vals[n0:2 * n0], vals[2 * n0:]
+__all__ = ["register"]
 
 
 def _graph_summary(G) -> dict:
@@ -82,7 +62,7 @@ def _run_graph(args: argparse.Namespace) -> int:
     if args.faces:
         from .depgraph import face_graph
 
-        F = face_graph(net, box=parse_box(args.box))
+        F = face_graph(net, box=box_option(args.box))
         if args.output:
             if args.output.lower().endswith(".png"):
                 raise FormatError("the face graph is exported as .json, .graphml or .dot")
@@ -94,7 +74,7 @@ def _run_graph(args: argparse.Namespace) -> int:
             print(f"face graph: {summ_f['faces']} faces, {summ_f['edges']} bend edges"
                   + (f"; wrote {args.output}" if args.output else ""))
         return 0
-    G = dependency_graph(net, box=parse_box(args.box))
+    G = dependency_graph(net, box=box_option(args.box))
     if args.output:
         write_graph(G, args.output)
     summ = _graph_summary(G)
@@ -120,8 +100,8 @@ def _run_plot(args: argparse.Namespace) -> int:
     net = load_network_arg(args)
     if not args.output.lower().endswith(".png"):
         raise FormatError("plot writes PNG files: give -o FILE.png")
-    plot_network(net, args.output, graph=args.graph, box=parse_box(args.box),
-                 slice_=parse_slice(args.slice, net.input_dim))
+    plot_network(net, args.output, graph=args.graph, box=box_option(args.box),
+                 slice_=slice_option(args.slice, net.input_dim))
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -136,12 +116,12 @@ def _run_depth(args: argparse.Namespace) -> int:
 
     check_outputs([args.certificate], [args.network])
     net = load_network_arg(args)
-    rep = depth_report(net, box=parse_box(args.box))
+    rep = depth_report(net, box=box_option(args.box))
     out = rep.to_json()
     if args.certificate:
         from .cert_depth import not_shallow_certificate
 
-        write_text_output(args.certificate, not_shallow_certificate(net, rep.witness, parse_box(args.box)))
+        write_text_output(args.certificate, not_shallow_certificate(net, rep.witness, box_option(args.box)))
         out["certificate"] = args.certificate
     if args.json:
         print_json(out)
@@ -165,7 +145,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
     check_outputs([args.output], [args.network])
     net = load_network_arg(args)
-    write_report(net, args.output, box=parse_box(args.box))
+    write_report(net, args.output, box=box_option(args.box))
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
 

@@ -15,40 +15,19 @@ import sys
 from .cli_common import (
     add_json_flag,
     add_network_argument,
+    box_option,
     check_outputs,
     load_network_arg,
     positive_int,
     positive_seconds,
     print_json,
+    slice_option,
     write_text_output,
 )
-from .errors import FormatError, ShapeError
-from .qq import parse_vector
 from .regions import compute_regions
 from .regions_json import complex_to_json, dumps_document, dumps_regions, regions_to_json
 
-__all__ = ["register", "parse_box", "parse_slice"]
-
-
-def parse_box(text: str):
-    """``"LO,HI"`` -> (lo, hi)."""
-    v = parse_vector(text)
-    if len(v) != 2:
-        raise FormatError(f"--box expects LO,HI (two numbers), got {text!r}")
-    return v[0], v[1]
-
-
-def parse_slice(text: str, n0: int):
-    """``"P0;P1;P2"`` (each a comma list of n0 numbers) or a flat list of 3*n0 numbers."""
-    if ";" in text:
-        parts = text.split(";")
-        if len(parts) != 3:
-            raise FormatError("--slice expects three points P0;P1;P2")
-        return tuple(parse_vector(p, n0) for p in parts)
-    v = parse_vector(text)
-    if len(v) != 3 * n0:
-        raise ShapeError(f"--slice expects 3 points of {n0} coordinates ({3 * n0} numbers) or P0;P1;P2")
-    return tuple(v[k * n0 : (k + 1) * n0] for k in range(3))
+__all__ = ["register"]
 
 
 def _progress(args):
@@ -69,8 +48,8 @@ def _progress(args):
 def _compute(args):
     check_outputs([args.output, getattr(args, "certificate", None)], [args.network])
     net = load_network_arg(args)
-    box = parse_box(args.box) if args.box is not None else None
-    sl = parse_slice(args.slice, net.input_dim) if args.slice is not None else None
+    box = box_option(args.box)
+    sl = slice_option(args.slice, net.input_dim)
     return compute_regions(net, box=box, slice_=sl, max_cells=args.max_cells, timeout=args.timeout, progress=_progress(args))
 
 

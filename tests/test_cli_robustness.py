@@ -615,3 +615,18 @@ def test_certify_progress_line_on_a_terminal_is_cleared_at_the_end(capsys, ws, m
     assert code == 1 and err.endswith("\r\033[K"), err
     code, out, err = run(capsys, "certify", "good.json", "--quiet")
     assert code == 0 and "\033[K" not in err
+
+
+_BOX_COMMANDS = ["regions good.json", "complex good.json", "graph good.json", "depth good.json",
+                 "plot good.json -o p.png", "report good.json -o r.html", "equiv good.json good.json"]
+
+
+@pytest.mark.parametrize("cmd", _BOX_COMMANDS)
+@pytest.mark.parametrize("box, needle", [("2,1", "--box needs lo < hi"), ("1,1", "--box needs lo < hi"),
+                                         ("1,2,3", "--box expects LO,HI"), ("1", "--box expects LO,HI")])
+def test_every_box_option_is_read_alike(capsys, ws, cmd, box, needle):
+    """One reader (cli_common.box_option) for every command's --box: the same refusals, word for word."""
+    before = ws()
+    code, _, err = run(capsys, *cmd.split(" "), "--box", box)
+    assert_one_line_error(code, err, needle)
+    assert ws() == before
