@@ -25,7 +25,7 @@ from typing import Any
 
 from .errors import FormatError, ShapeError, ValueRangeError
 from .network import Layer, Network
-from .qq import MAX_DIGITS, parse_q, q_str, to_q
+from .qq import MAX_DIGITS, SHOW_CHARS, exact_spelling, parse_q, q_str, to_q
 
 __all__ = ["FORMAT", "network_to_json", "network_from_json", "dumps_network", "loads_network"]
 
@@ -60,9 +60,6 @@ class _FloatLiteral(float):
         return obj
 
 
-_SHOW = 40  # longest exact spelling quoted in a message; longer ones are described
-
-
 def _float_advice(v: float) -> str:
     """Why the JSON float ``v`` is refused and how to write it exactly (a spelling :func:`parse_q` reads)."""
     text = getattr(v, "text", None)
@@ -70,41 +67,18 @@ def _float_advice(v: float) -> str:
         if not math.isfinite(v):
             return f"the float {v!r} is not a number exactnet accepts; write the exact value as a string"
         text = repr(v)
-    d = Decimal(text)  # the JSON number grammar is a subset of Decimal's
-    sign, digit_tuple, exp = d.as_tuple()
-    assert isinstance(exp, int)
-    digits = "".join(map(str, digit_tuple)).lstrip("0") or "0"
-    minus = "-" if sign and digits != "0" else ""
-    shown = text if len(text) <= _SHOW else f"{text[:20]}... ({len(text)} characters)"
-    n_digits = len(digits) + abs(exp)
-    if digits != "0" and n_digits > MAX_DIGITS:
+    shown = text if len(text) <= SHOW_CHARS else f"{text[:20]}... ({len(text)} characters)"
+    example = exact_spelling(text)
+    if example is None:
+        d = Decimal(text)
+        n_digits = len("".join(map(str, d.as_tuple().digits)).lstrip("0")) + abs(int(d.as_tuple().exponent))
         return (
-            f"JSON number {shown} is {'too large' if exp >= 0 else 'too small'} for exactnet "
+            f"JSON number {shown} is {'too large' if d.adjusted() >= 0 else 'too small'} for exactnet "
             f"(written exactly it has about {n_digits} digits; the limit is {MAX_DIGITS})"
-        )
-    if digits == "0":
-        example = '"0"'
-    elif "e" not in text.lower():  # a plain decimal already: the same characters, quoted
-        example = f'"{text}"' if len(text) <= _SHOW else "the same digits in double quotes"
-    elif len(digits) > _SHOW:
-        example = (
-            f'"p/q" with p its {len(digits)} significant digits and q a 1 followed by {-exp} zeros' if exp < 0
-            else f"its {len(digits)} significant digits followed by {exp} zeros"
-        )
-    elif exp >= 0:
-        spelled = minus + digits + "0" * exp if n_digits <= _SHOW else ""
-        example = f'"{spelled}"' if spelled else f'the string "{minus}{digits}" with {exp} zeros appended'
-    else:
-        spelled = format(d.normalize(), "f") if n_digits <= _SHOW else ""
-        if spelled.endswith(".0"):
-            spelled = spelled[:-2]
-        example = (
-            f'"{spelled}"' if spelled
-            else f'"{minus}{digits}/" followed by a 1 and {-exp} zeros (the fraction {minus}{digits}/10^{-exp})'
         )
     if math.isinf(float(v)):
         head = f"JSON number {shown} overflows a float"
-    elif float(v) == 0.0 and digits != "0":
+    elif float(v) == 0.0 and Decimal(text) != 0:
         head = f"JSON number {shown} underflows a float (it would be read as 0)"
     else:
         head = f"JSON float {shown} is refused (floats are not exact)"

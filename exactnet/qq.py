@@ -38,6 +38,8 @@ __all__ = [
     "parse_q",
     "to_q",
     "from_float",
+    "exact_spelling",
+    "SHOW_CHARS",
     "check_float_mode",
     "q_str",
     "q_to_fraction",
@@ -146,9 +148,10 @@ def to_q(value: object) -> fmpq:
         v = float(value)
         if not math.isfinite(v):
             raise FormatError(f"the float {v!r} is not a finite number")
-        spelled = format(Decimal(repr(v)), "f")  # positional: parse_q reads no exponents
+        spelled = exact_spelling(repr(v))  # a float's repr has at most 17 digits: never None
+        like = f"like {spelled}" if spelled.startswith('"') else f"({spelled})"
         raise FormatError(
-            f"the float {v!r} is not exact; write it as a string like \"{spelled}\" or \"p/q\", "
+            f"the float {v!r} is not exact; write it as a string {like} or \"p/q\", "
             "or convert explicitly with a float mode ('exact' or 'decimal')"
         )
     # numpy integer scalars and similar integer-like objects
@@ -158,6 +161,44 @@ def to_q(value: object) -> fmpq:
         except TypeError:  # e.g. a NumPy array of floats or of several numbers
             pass
     raise FormatError(f"cannot read a rational from {type(value).__name__}")
+
+
+#: Longest exact spelling quoted in a message (:func:`exact_spelling`); longer ones are described.
+SHOW_CHARS = 40
+
+
+def exact_spelling(text: str) -> str | None:
+    """How to write the decimal number ``text`` (a float literal, with or without exponent) exactly
+    in a form :func:`parse_q` reads, for error messages: a quoted string (``1e-05`` gives
+    ``"0.00001"``), or a description of one when it is longer than :data:`SHOW_CHARS`; None when
+    the exact value has more than :data:`MAX_DIGITS` digits (no spelling is accepted).
+
+    >>> exact_spelling("1e-05"), exact_spelling("2.50"), exact_spelling("-3E2")
+    ('"0.00001"', '"2.50"', '"-300"')
+    """
+    d = Decimal(text)  # float literals (JSON's grammar, Python's repr) are Decimal literals
+    sign, digit_tuple, exp = d.as_tuple()
+    assert isinstance(exp, int)
+    digits = "".join(map(str, digit_tuple)).lstrip("0") or "0"
+    minus = "-" if sign and digits != "0" else ""
+    n_digits = len(digits) + abs(exp)
+    if digits != "0" and n_digits > MAX_DIGITS:
+        return None
+    if digits == "0":
+        return '"0"'
+    if "e" not in text.lower():  # a plain decimal already: the same characters, quoted
+        return f'"{text}"' if len(text) <= SHOW_CHARS else "the same digits in double quotes"
+    if len(digits) > SHOW_CHARS:
+        return (f'"p/q" with p its {len(digits)} significant digits and q a 1 followed by {-exp} zeros' if exp < 0
+                else f"its {len(digits)} significant digits followed by {exp} zeros")
+    if exp >= 0:
+        spelled = minus + digits + "0" * exp if n_digits <= SHOW_CHARS else ""
+        return f'"{spelled}"' if spelled else f'the string "{minus}{digits}" with {exp} zeros appended'
+    spelled = format(d.normalize(), "f") if n_digits <= SHOW_CHARS else ""
+    if spelled.endswith(".0"):
+        spelled = spelled[:-2]
+    return (f'"{spelled}"' if spelled
+            else f'"{minus}{digits}/" followed by a 1 and {-exp} zeros (the fraction {minus}{digits}/10^{-exp})')
 
 
 def check_float_mode(mode: object) -> None:

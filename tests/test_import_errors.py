@@ -288,3 +288,24 @@ def test_numpy_floats_and_arrays_are_refused_with_the_float_message():
     with pytest.raises(FormatError, match="cannot read a rational from ndarray"):
         to_q(np.array(0.5))
     assert to_q(np.int64(-3)) == -3
+
+
+@pytest.mark.parametrize("value", [1e-05, 0.1, 1e16, -3.75, 2.5e-07, 1e-300, 1.7976931348623157e308, 5e-324])
+def test_to_q_and_network_files_suggest_the_same_spelling(value):
+    """One spelling rule (``qq.exact_spelling``) for a float passed to ``to_q`` and the same float
+    written as a JSON number in a network file."""
+    import json
+
+    from exactnet.netjson import loads_network
+    from exactnet.qq import exact_spelling, to_q
+
+    spelled = exact_spelling(repr(value))
+    with pytest.raises(FormatError) as lib:
+        to_q(value)
+    doc = {"format": "exactnet-network/1", "layers": [{"weights": [["1"]], "biases": ["0"]}]}
+    text = json.dumps(doc).replace('"biases": ["0"]', f'"biases": [{value!r}]')
+    with pytest.raises(FormatError) as fil:
+        loads_network(text)
+    assert spelled in str(lib.value) and spelled in str(fil.value)
+    if spelled.startswith('"') and spelled.endswith('"'):
+        assert _q(parse_q(spelled[1:-1])) == Fraction(repr(value))
