@@ -1,7 +1,7 @@
 """Benchmark of the exact region engine against two baselines run in the same process.
 
     python benchmarks/bench_regions.py [--quick] [--only NAME] [--skip-baselines] [--no-fraction]
-                                       [--repeat N] [--profile]
+                                       [--repeat N] [--profile] [--pairs N]
 
 Suite (fixed seeds, ``exactnet.randnet.random_network(arch, seed=0)``): ``[2,8,8,1]``,
 ``[2,32,32,1]``, ``[2,20,20,20,1]`` over R^2 and ``[3,16,16,16,1]``, ``[4,16,16,1]``,
@@ -683,7 +683,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-fraction", action="store_true", help="skip the (slow) Fraction baseline")
     ap.add_argument("--repeat", type=int, default=3, help="best of N runs per engine (the machine is shared)")
     ap.add_argument("--profile", action="store_true", help="print where the exact engine's time goes")
+    ap.add_argument("--pairs", type=int, default=0, metavar="N",
+                    help="instead of the table: N interleaved (exact, fraction) CPU timings per network, "
+                         "with the median and quartiles of their ratio q/x")
     args = ap.parse_args(argv)
+    if args.pairs:
+        return _pairs(args)
 
     def best(fn, slow=None):
         """Best of ``--repeat`` runs; short runs (milliseconds, where one scheduling hiccup of a
@@ -742,6 +747,44 @@ def main(argv=None) -> int:
             top = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:8]
             print("   profile (own time): " + ", ".join(
                 f"{fn[2]} {100 * v[2] / tot:.0f}%" for fn, v in top), flush=True)
+    return 0
+
+
+def _pairs(args) -> int:
+    """The ratio q/x measured in interleaved pairs: each pair times the exact engine (repeated to
+    about 50 ms of CPU) and then the Fraction baseline on the same network, back to back, so
+    both see the same load; the median and quartiles of the N ratios are printed. On a shared
+    machine this is steadier than the table's best-of-N per engine, which can time the two
+    engines in different load phases."""
+    import statistics
+
+    def cpu(fn, reps):
+        c = time.process_time()
+        for _ in range(reps):
+            fn()
+        return (time.process_time() - c) / reps
+
+    print(f"{'network':16} {'pairs':>5} {'exact ms':>9} {'frac ms':>9} {'q/x med':>8} {'q1':>6} {'q3':>6} "
+          f"{'min':>6} {'max':>6}")
+    for name, arch, box in SUITE:
+        if args.only and name != args.only:
+            continue
+        if args.quick and name in QUICK:
+            arch = QUICK[name]
+            name = name + "*"
+        net = random_network(arch, seed=0)
+        base = baseline_planar if arch[0] == 2 else baseline_regions
+        once = cpu(lambda: compute_regions(net, box=box), 1)
+        reps = max(1, min(200, int(0.05 / max(once, 1e-6))))
+        xs, qs = [], []
+        for _ in range(args.pairs):
+            xs.append(cpu(lambda: compute_regions(net, box=box), reps))
+            qs.append(cpu(lambda: base(net, box, "fraction"), 1))
+        r = sorted(q / x for q, x in zip(qs, xs))
+        n = len(r)
+        print(f"{name:16} {n:5d} {1000 * statistics.median(xs):9.2f} {1000 * statistics.median(qs):9.1f} "
+              f"{statistics.median(r):8.2f} {r[n // 4]:6.2f} {r[(3 * n) // 4]:6.2f} {r[0]:6.2f} {r[-1]:6.2f}",
+              flush=True)
     return 0
 
 
