@@ -29,7 +29,11 @@ One hidden layer, ``f(x) = V relu(W x + b) + d`` (the case done here)
    solved exactly (rref); with free variables the ``{0,1}`` solutions are enumerated.
 4. **Build and check.** The network is assembled and compared with the oracle at
    points on both sides of every extracted hyperplane and at random points.
-   A disagreement raises :class:`UndecidedError`: a wrong network is never returned.
+   A disagreement raises :class:`UndecidedError`: no network that disagrees with the oracle at a
+   checked point is returned. Checks are finitely many points, so a black box with a neuron
+   bending only beyond :data:`SEARCH_RADIUS` yields a network that differs far out (status
+   ``"fibre"`` with a note); only the exact comparison with a victim network
+   (:func:`compare_with_victim`) proves equality.
 
 What the answer means. When ``K = n1`` distinct hyperplanes are found and the sign
 system has exactly one ``{0,1}`` solution, every network of the architecture that
@@ -43,8 +47,9 @@ equivalence separately (:func:`compare_with_victim`, a check after the extractio
 the victim's weights; with equivalence established the argument is a proof, Lemma 2 of
 ``proofs/lemmas/extraction.md``). Status ``"fibre"`` means the returned network computes ``f`` (as far
 as the checks go) but other orbits also do (several sign solutions: a hidden
-symmetry), or fewer hyperplanes than neurons were visible (dead, zero or coincident
-neurons: the spare neurons are returned as zero neurons).
+symmetry), or fewer hyperplanes than neurons were found (dead, zero or coincident
+neurons, or kinks beyond the search radius :data:`SEARCH_RADIUS` along the query lines, which no
+finite set of queries rules out: the spare neurons are returned as zero neurons).
 
 Deeper networks are extracted layer by layer by :mod:`exactnet.extract_deep` (status
 ``"extracted"``, or ``"fibre"`` when neurons were never seen and are returned as zero
@@ -76,9 +81,14 @@ __all__ = [
     "compare_with_victim",
     "check_against_oracle",
     "simplest_between",
+    "SEARCH_RADIUS",
 ]
 
 Vec = list  # list[fmpq]
+
+#: How far along each query line (parameter ``|t|``) kinks are searched for. A kink farther out is
+#: not found; its neuron is then returned as a zero neuron and noted as such (status "fibre").
+SEARCH_RADIUS = fmpq(2) ** 64
 
 
 @dataclass
@@ -414,7 +424,7 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
         t0 = time.perf_counter()
         R = fmpq(2) ** 8
         kinks, phi = find_kinks(oracle, p, u, -R, R, n1)
-        while len(kinks) < n1 and R < fmpq(2) ** 64:
+        while len(kinks) < n1 and R < SEARCH_RADIUS:
             R2 = R * 2 ** 8
             left, _ = find_kinks(oracle, p, u, -R2, -R, n1 - len(kinks), phi)
             right, _ = find_kinks(oracle, p, u, R, R2, n1 - len(kinks) - len(left), phi)
@@ -550,8 +560,10 @@ def _extract_shallow(oracle: Oracle, arch, rng: random.Random, max_lines: int, c
         status = "fibre"
         if spare:
             notes.append(
-                f"only {len(neurons)} visible hyperplanes for {n1} neurons (dead, zero, or coincident neurons): "
-                f"{spare} spare neuron(s) returned as zero neurons; the victim's orbit is not determined by queries"
+                f"only {len(neurons)} kink hyperplanes found for {n1} neurons: the others are dead, zero or "
+                "coincident with found ones, or bend only farther out than the search reaches (|t| <= 2^64 along "
+                f"each query line); {spare} spare neuron(s) returned as zero neurons, so the result can differ from "
+                "the oracle's function far out, and the victim's orbit is not determined by the queries"
             )
         if len(sols) > 1:
             notes.append(

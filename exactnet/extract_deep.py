@@ -32,7 +32,9 @@ The deep counterpart of the one-hidden-layer extractor of :mod:`exactnet.extract
    carried by always-active spare neurons (neurons that never bend, e.g. stably active: a fibre
    point, Lemma 3 (c) of ``proofs/lemmas/extraction.md``).
 5. **Check.** The assembled network is compared with the oracle at random points; any
-   disagreement raises :class:`UndecidedError` (a wrong network is never returned).
+   disagreement raises :class:`UndecidedError` (no network that disagrees at a checked point is
+   returned; a neuron active only where no query went is not seen, so only the exact comparison
+   with a victim network proves equality).
 """
 
 from __future__ import annotations
@@ -844,8 +846,10 @@ def _extract_deep(oracle: Oracle, arch: Sequence[int], rng: random.Random, max_l
             )
         if spare:
             st.notes.append(
-                f"hidden layer {l}: {spare} neuron(s) never seen (dead or without effect on the output at every "
-                "query): returned as zero neurons; the victim's parameters there are not determined by queries"
+                f"hidden layer {l}: {spare} neuron(s) never seen (dead, or without effect on the output at every "
+                "query, or bending only where no query went): returned as zero neurons, so the result can differ "
+                "from the oracle's function where such a neuron is active; the victim's parameters there are not "
+                "determined by the queries"
             )
         rows, biases = [], []
         for c in accepted:

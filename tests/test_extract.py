@@ -154,7 +154,8 @@ def test_architecture_mismatch_and_non_shallow_oracles_are_refused():
 @settings(max_examples=25)
 @given(networks(arch=st.sampled_from([(2, 2, 1), (2, 3, 1), (3, 2, 2), (1, 3, 1)])), st.integers(0, 3))
 def test_never_a_wrong_network(victim, seed):
-    """Whatever the victim (zeros, ties, dead neurons): a returned network computes the same function."""
+    """Whatever the victim (zeros, ties, dead neurons; small weights, so every kink lies within the
+    search radius): a returned network computes the same function."""
     try:
         res = extract(NetworkOracle(victim), victim.architecture, seed=seed)
     except UndecidedError:
@@ -291,3 +292,20 @@ def test_axis_steps_fast_path_equals_explicit_points(arch):
     assert o.queries == arch[0]
     slow = CallableOracle(net.evaluate, arch[0], arch[-1]).query_axis_steps(x, d)
     assert fast == slow
+
+
+def test_a_kink_beyond_the_search_radius_is_never_claimed_identified():
+    """A black box cannot show a kink farther out than every query: the neuron bending at 10^30 is
+    returned as a zero neuron, the status is "fibre" with a note that says the result can differ far
+    out, and the exact comparison with the victim finds the difference (review finding, s20)."""
+    from exactnet.extract import SEARCH_RADIUS
+
+    far = fmpq(10) ** 30
+    assert far > SEARCH_RADIUS * 10**9
+    victim = Network.from_lists([([[1], [-2]], [-far, 2]), ([["-1/2", 1]], ["-1/2"])])
+    res = extract(NetworkOracle(victim), (1, 2, 1), seed=0)
+    assert res.status == "fibre" and res.hyperplanes == 1
+    assert any("farther out than the search reaches" in n for n in res.notes)
+    assert res.network.evaluate([far + 1]) != victim.evaluate([far + 1])
+    cmp = compare_with_victim(res.network, victim)
+    assert cmp["equivalent"] is False and cmp["same_orbit"] is False
