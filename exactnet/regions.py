@@ -1213,7 +1213,7 @@ def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, origina
 
     leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
     want_v = vertices if vertices is not None else True
-    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint_rec)
+    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, Constraint)
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
     rc.has_vertices = want_v
     return rc

@@ -273,6 +273,28 @@ def test_makers_equal_the_dataclass_constructors():
         assert cell == regions.Cell(*[getattr(cell, f) for f in names])
 
 
+@pytest.mark.parametrize("arch, box, kw", _NETS_2D)
+def test_inlined_constructors_build_the_same_objects(arch, box, kw):
+    """The planar engine builds ``Constraint`` objects inline (as ``regions._mk_constraint_rec``
+    does, also when a pseudo-corner replaces a facet's witness) and its nodes by
+    ``regions2d._mk_node`` instead of ``_Cell(...)``: the same objects, the same instance dict
+    order."""
+    net = random_network(arch, seed=11, **kw)
+    rc = compute_regions(net, box=box)
+    names = list(regions.Constraint.__dataclass_fields__)
+    for cell in rc.cells:
+        for k in cell.constraints:
+            ref = regions.Constraint(k.normal, k.offset, k.neuron, None, k.witness, k.box_side)
+            assert type(k) is regions.Constraint and k == ref and repr(k) == repr(ref)
+            assert list(vars(k)) == names
+    args = ([(1, 0, 1)], [None], ((1,),), (), {}, (0,), None, 3, (1, 2, 3), [[1, 2, 3]], [1])
+    a, b = regions2d._Cell(*args), regions2d._mk_node(*args)
+    assert type(b) is regions2d._Cell
+    assert all(getattr(a, f) is getattr(b, f) for f in regions2d._Cell.__slots__)
+    a, b = regions2d._Cell(*args[:8]), regions2d._mk_node(*args[:8])
+    assert all(getattr(a, f) is getattr(b, f) for f in regions2d._Cell.__slots__)
+
+
 def test_next_batch_big_corners_take_the_python_path():
     """Corners beyond int64 (or products beyond the bound) are tested in Python integers:
     the same answer as node by node."""
