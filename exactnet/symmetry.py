@@ -53,6 +53,7 @@ __all__ = [
     "same_orbit",
     "has_zero_rows",
     "orbit_map",
+    "pull_back",
     "random_orbit_element",
     "normalised_row",
 ]
@@ -394,3 +395,21 @@ def orbit_map(a: Network, b: Network) -> list[tuple[list[int], list[fmpq]]] | No
     same = all(W[l - 1] == [list(r) for r in b.weights(l)] and bs[l - 1] == list(b.biases(l))
                for l in range(1, a.depth + 1))
     return out if same else None
+
+
+def pull_back(net: Network, maps: Sequence[tuple[Sequence[int], Sequence[object]]]) -> Network:
+    """``g^-1 . net`` for the group element ``g`` that :func:`orbit_map` describes by ``maps`` (per
+    hidden layer ``(perm, scales)``: neuron ``j`` after ``g`` is ``scales[j]`` times neuron ``perm[j]``
+    before). So ``pull_back(b, orbit_map(a, b)) == a``, and for any ``c`` in the fibre of ``b``,
+    ``pull_back(c, orbit_map(a, b))`` is in the fibre of ``a``, outside its orbit when ``c`` is
+    outside ``b``'s (group elements preserve functions and orbits)."""
+    if len(maps) != net.depth - 1:
+        raise ShapeError(f"{len(maps)} layer maps for {net.depth - 1} hidden layers")
+    out = net
+    for l, (perm, scales) in enumerate(maps, start=1):
+        out = scale_layer(out, l, [1 / to_q(c) for c in scales])
+        inverse = [0] * len(perm)
+        for j, p in enumerate(perm):
+            inverse[p] = j
+        out = permute_layer(out, l, inverse)
+    return out
