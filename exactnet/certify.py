@@ -19,9 +19,9 @@ moved back to the user's coordinates, so every member of an orbit gets the same 
 it); the rank certificate. A verdict is printed only with a certificate that the
 independent checker accepted.
 
-Orbit invariance is not complete: rule deep-2's search for bend points and obstructions runs on
-the network as given, so a rescaled or permuted copy can get LOCALLY-IDENTIFIABLE where the
-original gets IDENTIFIABLE (both true; a review found one such pair among 2,358 copies).
+Rule deep-2 also searches on the canonical form (:func:`exactnet.deep_identifiable.certify_deep`),
+so the verdict is the same for every member of an orbit whenever the canonical form's greedy
+orbit map exists (no tied or zero rows); the certificate is always about the network as given.
 """
 
 from __future__ import annotations

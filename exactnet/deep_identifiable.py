@@ -29,10 +29,12 @@ from typing import Sequence
 
 from flint import fmpq, fmpq_mat, fmpz_mat
 
+from .errors import ExactnetError
 from .network import Network
 from .qq import common_denominator, q_str
+from .symmetry import canonical_form, orbit_map
 
-__all__ = ["DeepResult", "deep_identifiable_body", "certify_deep"]
+__all__ = ["DeepResult", "deep_identifiable_body", "certify_deep", "moved_back"]
 
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
@@ -622,15 +624,50 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                       {"bends": len(P), "covers": len(covers)})
 
 
+def moved_back(body: list[str], maps) -> list[str]:
+    """A deep-2 body built for ``g.theta`` rewritten for ``theta`` (``maps``: :func:`orbit_map`'s
+    ``(perm, scales)`` per hidden layer, neuron ``j`` of ``g.theta`` being neuron ``perm[j]`` of
+    ``theta``, scaled). Points are inputs, which ``g`` does not move; every hypothesis of the rule
+    is about zero sets, signs and ranks, which positive scalings keep; so only neuron indices
+    change: ``bend .. LAYER INDEX``, ``step K ..`` and the order of the ``anchor`` points (point
+    ``k`` lies on second-layer neuron ``k``'s zero set)."""
+    p1, p2 = maps[0][0], maps[1][0]
+    out = []
+    for line in body:
+        w = line.split()
+        if w[0] == "bend":
+            w[-1] = str((p1, p2)[int(w[-2]) - 1][int(w[-1])])
+        elif w[0] == "step":
+            w[1] = str(p2[int(w[1])])
+        elif w[0] == "anchor":
+            n0 = (len(w) - 1) // len(p2)
+            pts = [w[1 + k * n0:1 + (k + 1) * n0] for k in range(len(p2))]
+            moved: list[list[str]] = [[] for _ in p2]
+            for k, pt in enumerate(pts):
+                moved[p2[k]] = pt
+            w = ["anchor"] + [v for pt in moved for v in pt]
+        out.append(" ".join(w))
+    return out
+
+
 def certify_deep(net: Network, seed: int = 0):
-    """An IDENTIFIABLE certify result for two hidden layers, or None (with no claim)."""
+    """An IDENTIFIABLE certify result for two hidden layers, or an UNDECIDED one (no claim).
+
+    The search runs on the canonical form of ``net`` (so every member of an orbit gets the same
+    answer) and its body is moved back to ``net``'s neuron indices (:func:`moved_back`); the
+    certificate is about ``net`` and the checker verifies it on ``net``."""
     from .certificate import write_certificate
     from .certify import CertifyResult
 
-    res = deep_identifiable_body(net, seed)
+    try:
+        canon = canonical_form(net)
+        maps = orbit_map(net, canon)
+    except ExactnetError:
+        maps = None
+    res = deep_identifiable_body(net if maps is None else canon, seed)
     if res.body is None:
         return CertifyResult("UNDECIDED", None, f"deep-2: {res.reason}")
-    text = write_certificate("IDENTIFIABLE", net, res.body)
+    text = write_certificate("IDENTIFIABLE", net, res.body if maps is None else moved_back(res.body, maps))
     return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE",
                          "two hidden layers: the hypotheses of rule deep-2 hold (proofs/lemmas/deep_identifiability.md)",
                          mechanism=None, certificate=text, details={"rule": "deep-2", **res.stats})
