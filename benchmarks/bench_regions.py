@@ -245,6 +245,27 @@ loop (finishing 0.09 ms slower), midpoints without the shared cache (0.04 ms slo
 gain or slower), ``itertools.compress`` in ``_G_py`` (no gain), ``fmpq_mat`` construction or
 division for the records (2.5 to 5x slower than three products), ``object.__setattr__`` for
 ``Constraint`` (2.4x slower).
+
+Sixth round (issue 3), 2026-12-06: *before*: commit a114414, *after*: commit f453d95 (2-D engine
+only; identical outputs on 1068 seeded cases, hashed cells, order, interior points, witnesses,
+corners, vertices and certificates). Callgrind instructions per run: 2-8-8-1 22.6 M -> 20.8 M
+(-8%), 2-32-32-1 591 M -> 552 M, 2-20-20-20-1 676 M -> 642 M. What changed: the sub-node sign
+tests as one loop (a comprehension is a call in Python 3.11), ``Constraint`` objects built in the
+corner loop, nodes by ``object.__new__``, ``_red3`` inlined in ``_split``, ``_simplify_int``
+without the last-rejecter shortcut, ``_int_layers`` from one flat matrix. New: ``--pairs N``
+(interleaved exact / Fraction CPU timings, median of the ratios), because the table's best-of-N
+per engine put the same commit anywhere from 18.7x to 35x within an hour on this shared machine.
+``--pairs 15 --only 2-8-8-1``, before and after alternately, load average 1.2 to 3 (helper
+sessions running)::
+
+    run          1      2      3      4
+    before     18.89  19.16  19.32  19.33   (median q/x; exact ~2.5 ms, Fraction ~47 ms CPU)
+    after      19.23  19.21  19.12  18.38
+
+At the session's start on an idle machine (load 0.2) the same measurement gave medians of 19.9
+and 19.9 for the code before this round (quartiles 18.8 to 20.5). **2-8-8-1 sits at the 20x
+target, not clearly above it**: the 8% fewer instructions do not show in wall-clock pairs at this
+load, where the two engines' ratio itself moves by about 5%.
 """
 
 from __future__ import annotations
