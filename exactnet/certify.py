@@ -86,6 +86,21 @@ def _rule_symmetry(net: Network) -> CertifyResult | None:
     return None
 
 
+def _changes(a: Network, b: Network, show: int = 4) -> str:
+    """The parameters where ``b`` differs from ``a`` (same architecture), ``W[l][i][j] old -> new``
+    and ``b[l][i] old -> new`` with layers from 1 and neurons from 0; at most ``show`` of them."""
+    from .qq import q_str
+
+    out = []
+    for l in range(1, a.depth + 1):
+        for i, (ra, rb) in enumerate(zip(a.weights(l), b.weights(l))):
+            out += [f"W[{l}][{i}][{j}] {q_str(u)} -> {q_str(v)}" for j, (u, v) in enumerate(zip(ra, rb)) if u != v]
+        out += [f"b[{l}][{i}] {q_str(u)} -> {q_str(v)}" for i, (u, v) in enumerate(zip(a.biases(l), b.biases(l)))
+                if u != v]
+    more = f" and {len(out) - show} more" if len(out) > show else ""
+    return ", ".join(out[:show]) + more if out else "nothing"
+
+
 FIBRE_SEARCH_MAX_HIDDEN = 10   # the search (exactnet.fibre_search) is exponential in flip sets
 
 
@@ -98,7 +113,7 @@ def _fibre_symmetry(net: Network) -> CertifyResult | None:
     from .equivalence import equivalent_body
 
     for found in _fibre_candidates(net):
-        for point, other in found:
+        for point, other, detail in found:
             try:
                 if same_orbit(net, other):
                     continue
@@ -109,13 +124,13 @@ def _fibre_symmetry(net: Network) -> CertifyResult | None:
             text = write_certificate("HIDDEN-SYMMETRY", net, [f"mechanism {mech}", "equivalence complex", *body],
                                      other=other)
             return CertifyResult("HIDDEN-SYMMETRY", "HIDDEN-SYMMETRY",
-                                 f"{mech}: {point.detail}; theta' computes f (certified common complex) outside "
+                                 f"{mech}: {detail}; theta' computes f (certified common complex) outside "
                                  "the orbit", mechanism=mech, other=other, certificate=text)
     return None
 
 
 def _fibre_candidates(net: Network):
-    """The fibre search's points as ``(point, theta')`` pairs in ``net``'s coordinates: the search
+    """The fibre search's points as ``(point, theta', detail)`` in ``net``'s coordinates: the search
     runs on the canonical form of ``net`` and each point is moved back by the group element that
     maps ``net`` to it (:func:`exactnet.symmetry.pull_back`); on ``net`` itself only when that
     greedy map does not exist (ties, zero rows).
@@ -135,9 +150,12 @@ def _fibre_candidates(net: Network):
     except ExactnetError:
         maps = None
     if maps is None:  # no greedy map (ties, zero rows): the search on net itself
-        yield [(p, p.other) for p in search_fibre(net, nudges=0, max_flips=256).found]
+        yield [(p, p.other, p.detail) for p in search_fibre(net, nudges=0, max_flips=256).found]
         return
-    yield [(p, pull_back(p.other, maps)) for p in search_fibre(canon, nudges=0, max_flips=256).found]
+    for p in search_fibre(canon, nudges=0, max_flips=256).found:
+        other = pull_back(p.other, maps)
+        # the move's own text names canonical indices and steps: describe theta' as the user sees it
+        yield [(p, other, f"theta' changes {_changes(net, other)} (a {p.move} move, found on the canonical form)")]
 
 
 def _sign_symmetry(net: Network) -> CertifyResult | None:

@@ -92,3 +92,20 @@ def test_rule_deep_2_certifies_every_orbit_member(name):
         res = certify(copy)
         assert res.verdict == "IDENTIFIABLE", res.reason
         assert res.certificate.splitlines().count("rule deep-2") == 1
+
+
+def test_the_reason_describes_theta_prime_in_the_given_coordinates():
+    """The search runs on the canonical form; the reason must still name the given network's
+    parameters that theta' changes, with their values (review finding: it named canonical ones)."""
+    import re
+
+    for net in (_FOUND, _MISSED):
+        res = certify(net)
+        diff = set()
+        for l in range(1, net.depth + 1):
+            for i, (ra, rb) in enumerate(zip(net.weights(l), res.other.weights(l))):
+                diff |= {(f"W[{l}][{i}][{j}]", str(u), str(v)) for j, (u, v) in enumerate(zip(ra, rb)) if u != v}
+            diff |= {(f"b[{l}][{i}]", str(u), str(v))
+                     for i, (u, v) in enumerate(zip(net.biases(l), res.other.biases(l))) if u != v}
+        named = set(re.findall(r"([Wb](?:\[\d+\])+) (\S+) -> ([^,;\s]+)", res.reason))
+        assert named and named <= diff and (len(diff) > 4 or named == diff), (res.reason, diff)
