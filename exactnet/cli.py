@@ -28,6 +28,7 @@ from .cli_common import (
     check_outputs,
     load_network_arg,
     print_json,
+    stdout_write,
     write_text_output,
 )
 from .errors import ExactnetError
@@ -107,7 +108,7 @@ def _cmd_canon(args: argparse.Namespace) -> int:
         write_text_output(args.output, text)
         print(f"wrote the canonical form to {args.output}", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        stdout_write(text)
     return 0
 
 
@@ -122,7 +123,7 @@ def _cmd_random(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"output": args.output, "architecture": list(net.architecture), "seed": args.seed})
     else:
-        sys.stdout.write(text)
+        stdout_write(text)
     return 0
 
 
@@ -226,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
         code = int(args.func(args) or 0)
-        sys.stdout.flush()  # a full disk or closed pipe on stdout is reported here, not at exit
+        if sys.stdout is not None:  # None: started with stdout closed (>&-)
+            sys.stdout.flush()  # a full disk or closed pipe on stdout is reported here, not at exit
         return code
     except ExactnetError as e:
         msg = " ".join(str(e).split())

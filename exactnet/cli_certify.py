@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_common import (add_json_flag, add_network_argument, check_outputs, load_network_arg, positive_seconds,
-                         print_json, stage_line, time_limit, write_text_output)
+from .cli_common import (STDIO, add_json_flag, add_network_argument, check_outputs, load_network_arg,
+                         positive_seconds, print_json, stage_line, time_limit, write_text_output)
 from .errors import LimitError
 
 __all__ = ["register"]
@@ -47,7 +47,9 @@ def _run(args: argparse.Namespace) -> int:
         print(f"reason: {res.reason}")
         if args.output:
             if res.certificate is not None:
-                print(f"certificate written to {args.output} (check it with: exactnet check {args.output} --network {args.network})")
+                # (a network read from stdin has no file to name: the certificate holds it anyway)
+                net_arg = "" if args.network == STDIO else f" --network {args.network}"
+                print(f"certificate written to {args.output} (check it with: exactnet check {args.output}{net_arg})")
             else:
                 print("no certificate: nothing was proved", file=sys.stderr)
     return 0 if res.verdict != "UNDECIDED" else 1

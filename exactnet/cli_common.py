@@ -30,6 +30,8 @@ from .qq import parse_box, parse_vector
 
 __all__ = [
     "STDIO",
+    "refuse_stdio",
+    "stdout_write",
     "add_network_argument",
     "box_option",
     "slice_option",
@@ -141,14 +143,28 @@ def add_json_flag(parser: argparse.ArgumentParser) -> None:
 
 def print_json(obj: Any) -> None:
     """Print one JSON document on stdout."""
-    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False) + "\n")
+    stdout_write(json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def refuse_stdio(path: str | None, what: str) -> None:
+    """One error line when ``path`` is :data:`STDIO` where a real file or folder is needed (``what``
+    names the option), instead of a file or folder named ``-``."""
+    if path == STDIO:
+        raise FileAccessError(f"'-' (standard input or output) is not available for {what}: give a path")
+
+
+def stdout_write(text: str) -> None:
+    """Write to standard output; one error line when it is closed (``>&-``), not a traceback."""
+    if sys.stdout is None:
+        raise FileAccessError("standard output is closed")
+    sys.stdout.write(text)
 
 
 def write_text_output(path: str, text: str) -> None:
     """Write an output file atomically (:data:`STDIO`: print ``text`` on standard output, for
     the outputs :func:`check_outputs` allowed it)."""
     if path == STDIO:
-        sys.stdout.write(text)
+        stdout_write(text)
         return
     atomic_write_text(path, text)
 
@@ -219,7 +235,7 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
             continue
         if out == STDIO:
             if not stdout_ok:
-                raise FileAccessError("'-' (standard output) is not available for this output: give a file name")
+                raise FileAccessError("'-' (standard output) is not available for this output: give a path")
             continue
         real = output_target(out)
         for name, other in seen:
@@ -241,6 +257,7 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
 def check_output_folder(path: str | None) -> None:
     """An output folder must not be an existing file; it is created now when missing (before any
     work, so that a folder that cannot exist is reported at once: :func:`exactnet.fileio.make_folder`)."""
+    refuse_stdio(path, "an output folder")
     if path and Path(path).exists() and not Path(path).is_dir():
         raise FileAccessError(f"{path} is a file, not a folder")
     if path:

@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .cli_common import check_outputs, print_json
+from .cli_common import check_outputs, print_json, refuse_stdio
 from .errors import ExactnetError, FormatError
 from .netio import load_network, save_network
 from .network import Network
@@ -65,6 +65,7 @@ def convert_file(
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    refuse_stdio(args.input, "convert's input (a .json, .npz, .pt or .onnx file)")
     check_outputs([args.output], [args.input])
     net = convert_file(args.input, args.output, args.float_mode, args.allow_pickle, args.npz_layout)
     if Path(args.output).suffix.lower() == ".onnx":  # ONNX stores float64: say what was rounded

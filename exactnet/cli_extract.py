@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, check_outputs, positive_int, positive_seconds, print_json, write_text_output
+from .cli_common import (add_json_flag, check_outputs, positive_int, positive_seconds, print_json, refuse_stdio,
+                         write_text_output)
 from .errors import ExactnetError
 from .extract import compare_with_victim, extract
 from .netio import load_network
@@ -62,6 +63,7 @@ def register(subparsers) -> None:
 
 def run_extract(args: argparse.Namespace) -> int:
     arch = parse_architecture(args.arch)
+    refuse_stdio(args.oracle, "--oracle (a network file)")
     check_outputs([args.output, args.certificate], [args.oracle])
     victim = None
     if args.oracle:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_common import add_json_flag, positive_int, print_json
+from .cli_common import add_json_flag, positive_int, print_json, refuse_stdio
 from .errors import FileAccessError
 from .fileio import output_target
 
@@ -19,6 +19,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.resume and not args.output:
         raise FileAccessError("--resume continues the survey in --output FILE: give -o FILE")
+    refuse_stdio(args.output, "survey -o (its records are appended to a file, for --resume)")
     if args.output:
         # the results file is appended to, so its folder must exist and it must be a regular file; it is
         # not registered with check_outputs: a survey that stops (an error, Ctrl-C) keeps it on purpose

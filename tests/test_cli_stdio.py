@@ -90,3 +90,37 @@ def test_a_terminal_is_not_read():
         os.close(slave)
         os.close(master)
     one_line_error(rc, err, "nothing is piped in")
+
+
+@pytest.mark.parametrize("argv", [["survey", "--arch", "2,2,1", "--samples", "2", "-o", "-"],
+                                  ["search", "--arch", "2,2,1", "--property", "hidden-symmetry", "-o", "-"],
+                                  ["demo", "--output-dir", "-"],
+                                  ["convert", "-", "-o", "x.json"],
+                                  ["extract", "--oracle", "-", "--arch", "2,2,1"]])
+def test_files_and_folders_that_cannot_be_a_dash(tmp_path, argv):
+    """Review findings: these created a file or folder named '-' or said 'file not found: -'."""
+    rc, _, err = exactnet(*argv, stdin=dumps_network(random_network((2, 2, 1), seed=1)), cwd=tmp_path)
+    one_line_error(rc, err, "'-' (standard input or output) is not available for")
+    assert os.listdir(tmp_path) == []
+
+
+def test_certify_from_stdin_suggests_a_check_command_that_works(tmp_path):
+    rc, out, err = exactnet("certify", "-", "-o", "c.cert", stdin=dumps_network(random_network((2, 2, 1), seed=1)),
+                            cwd=tmp_path)
+    assert rc == 0, err
+    hint = next(line for line in out.splitlines() if "check it with:" in line)
+    cmd = hint.split("check it with: exactnet ")[1].rstrip(")").split()
+    rc, out, err = exactnet(*cmd, cwd=tmp_path)
+    assert rc == 0 and out.startswith("s VERIFIED"), (cmd, out, err)
+
+
+@pytest.mark.parametrize("argv", [["canon", "NET"], ["canon", "NET", "-o", "-"], ["random", "--arch", "2,2,1"],
+                                  ["info", "NET", "--json"]])
+def test_a_closed_standard_output_is_one_error_line(tmp_path, argv):
+    """Started with stdout closed (``>&-``): Python's sys.stdout is None; one line, not a traceback."""
+    f = tmp_path / "n.json"
+    f.write_text(dumps_network(random_network((2, 2, 1), seed=1)))
+    p = subprocess.run(["sh", "-c", 'exec "$0" -m exactnet "$@" >&-', sys.executable,
+                        *[str(f) if a == "NET" else a for a in argv]],
+                       stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path)
+    one_line_error(p.returncode, p.stderr, "standard output is closed")
