@@ -706,8 +706,11 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true", help="print where the exact engine's time goes")
     ap.add_argument("--pairs", type=int, default=0, metavar="N",
                     help="instead of the table: N interleaved (exact, fraction) CPU timings per network, "
-                         "with the median and quartiles of their ratio q/x")
+                         "with the median and quartiles of their ratio q/x (--repeat and the baseline "
+                         "options do not apply)")
     args = ap.parse_args(argv)
+    if args.pairs < 0:
+        ap.error("--pairs needs N >= 1")
     if args.pairs:
         return _pairs(args)
 

@@ -176,18 +176,29 @@ def exact_spelling(text: str) -> str | None:
     >>> exact_spelling("1e-05"), exact_spelling("2.50"), exact_spelling("-3E2")
     ('"0.00001"', '"2.50"', '"-300"')
     """
-    d = Decimal(text)  # float literals (JSON's grammar, Python's repr) are Decimal literals
+    try:
+        d = Decimal(text)  # float literals (JSON's grammar, Python's repr) are Decimal literals
+    except ArithmeticError:
+        raise FormatError(f"not a decimal number: {text[:40]!r}") from None
+    if not d.is_finite():
+        raise FormatError(f"{text!r} is not a finite number: it has no exact spelling")
     sign, digit_tuple, exp = d.as_tuple()
     assert isinstance(exp, int)
     digits = "".join(map(str, digit_tuple)).lstrip("0") or "0"
     minus = "-" if sign and digits != "0" else ""
     n_digits = len(digits) + abs(exp)
-    if digits != "0" and n_digits > MAX_DIGITS:
+    # digits each spelling needs (parse_q counts all digits of a string against MAX_DIGITS)
+    as_fraction = len(digits) + 1 - exp if exp < 0 else n_digits  # p/q with q = 10^-exp
+    as_decimal = max(len(digits), -exp) + 1 if exp < 0 else n_digits  # 0.000ddd or ddd.ddd
+    if digits != "0" and min(as_fraction, as_decimal) > MAX_DIGITS:
         return None
     if digits == "0":
         return '"0"'
     if "e" not in text.lower():  # a plain decimal already: the same characters, quoted
         return f'"{text}"' if len(text) <= SHOW_CHARS else "the same digits in double quotes"
+    if exp < 0 and as_fraction > MAX_DIGITS:  # only the decimal fits
+        return (f"a plain decimal: its {len(digits)} significant digits with the decimal point {-exp} places "
+                "from the right (zeros after the point as needed)")
     if len(digits) > SHOW_CHARS:
         return (f'"p/q" with p its {len(digits)} significant digits and q a 1 followed by {-exp} zeros' if exp < 0
                 else f"its {len(digits)} significant digits followed by {exp} zeros")

@@ -309,3 +309,34 @@ def test_to_q_and_network_files_suggest_the_same_spelling(value):
     assert spelled in str(lib.value) and spelled in str(fil.value)
     if spelled.startswith('"') and spelled.endswith('"'):
         assert _q(parse_q(spelled[1:-1])) == Fraction(repr(value))
+
+
+@pytest.mark.parametrize("text", ["1e-3999", "1e-3998", "12345e-3999", "1e3999", "9.5e-3990"])
+def test_a_spelling_offered_at_the_digit_limit_parses(text):
+    """Near MAX_DIGITS the p/q form can be one digit too long while the plain decimal fits; what
+    is offered (quoted, or described) must be a string parse_q accepts (review finding)."""
+    from decimal import Decimal
+
+    from exactnet.qq import exact_spelling
+
+    spelled = exact_spelling(text)
+    assert spelled is not None
+    if spelled.startswith("a plain decimal"):
+        candidate = format(Decimal(text), "f")
+    elif spelled.startswith('"') and "followed by a 1 and" in spelled:
+        p, k = re.search(r'"(-?\d+)/" followed by a 1 and (\d+) zeros', spelled).groups()
+        candidate = f"{p}/1" + "0" * int(k)
+    elif spelled.startswith("the string"):
+        p, k = re.search(r'the string "(-?\d+)" with (\d+) zeros', spelled).groups()
+        candidate = p + "0" * int(k)
+    else:
+        candidate = spelled.strip('"')
+    assert _q(parse_q(candidate)) == Fraction(Decimal(text))
+
+
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "nan", "abc", ""])
+def test_exact_spelling_refuses_what_is_not_a_finite_decimal(text):
+    from exactnet.qq import exact_spelling
+
+    with pytest.raises(FormatError):
+        exact_spelling(text)
