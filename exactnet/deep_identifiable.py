@@ -653,21 +653,31 @@ def moved_back(body: list[str], maps) -> list[str]:
 def certify_deep(net: Network, seed: int = 0):
     """An IDENTIFIABLE certify result for two hidden layers, or an UNDECIDED one (no claim).
 
-    The search runs on the canonical form of ``net`` (so every member of an orbit gets the same
-    answer) and its body is moved back to ``net``'s neuron indices (:func:`moved_back`); the
-    certificate is about ``net`` and the checker verifies it on ``net``."""
+    The search runs first on the canonical form of ``net``, the same for every member of an orbit,
+    with its body moved back to ``net``'s neuron indices (:func:`moved_back`), then, when that
+    finds nothing, on ``net`` as given. The search depends on the coordinates, so each alone
+    misses networks the other certifies (on the review's networks and the survey samples); with
+    both, every member of an orbit whose canonical form is certified gets IDENTIFIABLE, and no
+    network loses the answer it had. The certificate is about ``net`` and the checker verifies
+    it on ``net``."""
     from .certificate import write_certificate
     from .certify import CertifyResult
 
     try:
         canon = canonical_form(net)
-        maps = orbit_map(net, canon)
+        maps = orbit_map(net, canon) if canon != net else None
     except ExactnetError:
         maps = None
-    res = deep_identifiable_body(net if maps is None else canon, seed)
-    if res.body is None:
+    res, body = None, None
+    if maps is not None:
+        res = deep_identifiable_body(canon, seed)
+        body = None if res.body is None else moved_back(res.body, maps)
+    if body is None:
+        res = deep_identifiable_body(net, seed)
+        body = res.body
+    if body is None:
         return CertifyResult("UNDECIDED", None, f"deep-2: {res.reason}")
-    text = write_certificate("IDENTIFIABLE", net, res.body if maps is None else moved_back(res.body, maps))
+    text = write_certificate("IDENTIFIABLE", net, body)
     return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE",
                          "two hidden layers: the hypotheses of rule deep-2 hold (proofs/lemmas/deep_identifiability.md)",
                          mechanism=None, certificate=text, details={"rule": "deep-2", **res.stats})
