@@ -19,9 +19,11 @@ moved back to the user's coordinates, so every member of an orbit gets the same 
 it); the rank certificate. A verdict is printed only with a certificate that the
 independent checker accepted.
 
-Rule deep-2 also searches on the canonical form (:func:`exactnet.deep_identifiable.certify_deep`),
-so the verdict is the same for every member of an orbit whenever the canonical form's greedy
-orbit map exists (no tied or zero rows); the certificate is always about the network as given.
+Rule deep-2 searches on the canonical form first, then on the network as given
+(:func:`exactnet.deep_identifiable.certify_deep`): every member of an orbit whose canonical form
+it certifies gets IDENTIFIABLE; a network certified only in its own coordinates keeps that answer,
+which a permuted or rescaled copy may then not share (LOCALLY-IDENTIFIABLE, also true). The
+certificate is always about the network as given.
 """
 
 from __future__ import annotations
