@@ -735,13 +735,7 @@ def main(argv=None) -> int:
 
     print(f"{'network':16} {'cells':>7} {'verts':>7} {'exact s':>9} {'cells/s':>9} {'cpu c/s':>9} {'float s':>9} "
           f"{'fcells':>7} {'exact/float':>11} {'frac s':>9} {'frac/exact':>10} {'x/f cpu':>8} {'q/x cpu':>8}")
-    for name, arch, box in SUITE:
-        if args.only and name != args.only:
-            continue
-        if args.quick and name in QUICK:
-            arch = QUICK[name]
-            name = name + "*"
-        net = random_network(arch, seed=0)
+    for name, arch, box, net in _selected(args):
         rc, te = best(lambda: compute_regions(net, box=box), slow=20)
         tcpu = best.cpu
         cells = len(rc.cells)
@@ -774,6 +768,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def _selected(args):
+    """The suite's networks that ``--only`` / ``--quick`` select: ``(name, arch, box, network)``."""
+    for name, arch, box in SUITE:
+        if args.only and name != args.only:
+            continue
+        if args.quick and name in QUICK:
+            arch = QUICK[name]
+            name = name + "*"
+        yield name, arch, box, random_network(arch, seed=0)
+
+
 def _pairs(args) -> int:
     """The ratio q/x measured in interleaved pairs: each pair times the exact engine (repeated to
     about 50 ms of CPU) and then the Fraction baseline on the same network, back to back, so
@@ -790,13 +795,7 @@ def _pairs(args) -> int:
 
     print(f"{'network':16} {'pairs':>5} {'exact ms':>9} {'frac ms':>9} {'q/x med':>8} {'q1':>6} {'q3':>6} "
           f"{'min':>6} {'max':>6}")
-    for name, arch, box in SUITE:
-        if args.only and name != args.only:
-            continue
-        if args.quick and name in QUICK:
-            arch = QUICK[name]
-            name = name + "*"
-        net = random_network(arch, seed=0)
+    for name, arch, box, net in _selected(args):
         base = baseline_planar if arch[0] == 2 else baseline_regions
         once = cpu(lambda: compute_regions(net, box=box), 1)
         reps = max(1, min(200, int(0.05 / max(once, 1e-6))))
