@@ -34,7 +34,7 @@ from typing import Callable
 
 from .errors import ExactnetError, UndecidedError
 from .network import Network
-from .symmetry import canonical_form, orbit_map, pull_back, same_orbit
+from .symmetry import canonical_map, pull_back, same_orbit
 from .symmetry_rules import apply_rule, find_rules
 
 __all__ = ["CertifyResult", "certify", "VERDICTS", "STAGES"]
@@ -146,14 +146,11 @@ def _fibre_candidates(net: Network):
     search on ``net``, in the same time."""
     from .fibre_search import search_fibre
 
-    try:
-        canon = canonical_form(net)
-        maps = orbit_map(net, canon)
-    except ExactnetError:
-        maps = None
-    if maps is None:  # no greedy map (ties, zero rows): the search on net itself
+    cm = canonical_map(net)
+    if cm is None:  # no greedy map (ties, zero rows): the search on net itself
         yield [(p, p.other, p.detail) for p in search_fibre(net, nudges=0, max_flips=256).found]
         return
+    canon, maps = cm
     for p in search_fibre(canon, nudges=0, max_flips=256).found:
         other = pull_back(p.other, maps)
         # the move's own text names canonical indices and steps: describe theta' as the user sees it

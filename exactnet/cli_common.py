@@ -235,7 +235,7 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str | None] = 
             continue
         if out == STDIO:
             if not stdout_ok:
-                raise FileAccessError("'-' (standard output) is not available for this output: give a path")
+                refuse_stdio(out, "this output")
             continue
         real = output_target(out)
         for name, other in seen:

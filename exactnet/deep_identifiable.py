@@ -29,10 +29,9 @@ from typing import Sequence
 
 from flint import fmpq, fmpq_mat, fmpz_mat
 
-from .errors import ExactnetError
 from .network import Network
 from .qq import common_denominator, q_str
-from .symmetry import canonical_form, orbit_map
+from .symmetry import canonical_map
 
 __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep", "moved_back"]
 
@@ -663,15 +662,11 @@ def certify_deep(net: Network, seed: int = 0):
     from .certificate import write_certificate
     from .certify import CertifyResult
 
-    try:
-        canon = canonical_form(net)
-        maps = orbit_map(net, canon) if canon != net else None
-    except ExactnetError:
-        maps = None
+    cm = canonical_map(net)
     res, body = None, None
-    if maps is not None:
-        res = deep_identifiable_body(canon, seed)
-        body = None if res.body is None else moved_back(res.body, maps)
+    if cm is not None and cm[0] != net:  # (an already canonical net is searched once, below)
+        res = deep_identifiable_body(cm[0], seed)
+        body = None if res.body is None else moved_back(res.body, cm[1])
     if body is None:
         res = deep_identifiable_body(net, seed)
         body = res.body

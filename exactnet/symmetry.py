@@ -39,8 +39,8 @@ from typing import Sequence
 
 from flint import fmpq
 
-from .errors import FormatError, LimitError, ShapeError, UndecidedError, ValueRangeError
-from .network import Layer, Network
+from .errors import ExactnetError, FormatError, LimitError, ShapeError, UndecidedError, ValueRangeError
+from .network import Layer, Network, _index  # one integer reader for indices (network.py)
 from .qq import Q0, to_q
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "has_zero_rows",
     "orbit_map",
     "pull_back",
+    "canonical_map",
     "random_orbit_element",
     "normalised_row",
 ]
@@ -69,13 +70,6 @@ def _rows(net: Network) -> list[tuple[list[list[fmpq]], list[fmpq]]]:
 def _build(rows, like: Network) -> Network:
     layers = [Layer(tuple(tuple(r) for r in W), tuple(b)) for W, b in rows]
     return Network(layers, name=like.name, metadata=like.metadata)
-
-
-def _index(value: object, what: str) -> int:
-    """``value`` as a Python int (also numpy integers); FormatError for bools, floats, strings."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise FormatError(f"{what} must be an integer, got {value!r}")
-    return value.__index__()
 
 
 def _check_hidden(net: Network, l: int) -> None:
@@ -413,3 +407,16 @@ def pull_back(net: Network, maps: Sequence[tuple[Sequence[int], Sequence[object]
             inverse[p] = j
         out = permute_layer(out, l, inverse)
     return out
+
+
+def canonical_map(net: Network) -> tuple[Network, list] | None:
+    """``(canonical_form(net), orbit_map(net, canonical))``, for searches that run on the canonical
+    form (the same for the whole orbit) and move their results back with :func:`pull_back`; None
+    when the form is out of reach (:data:`TIE_LIMIT`) or the greedy map does not exist (ties,
+    zero rows)."""
+    try:
+        canon = canonical_form(net)
+        maps = orbit_map(net, canon)
+    except ExactnetError:
+        return None
+    return None if maps is None else (canon, maps)

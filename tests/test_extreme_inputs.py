@@ -10,7 +10,6 @@
   orderings tried (so :class:`LimitError` is raised in the same cases).
 """
 
-import itertools
 import json
 import math
 import random
@@ -163,62 +162,15 @@ def test_report_notes_a_picture_that_cannot_be_drawn(monkeypatch):
 # --- canonical forms of deep networks ------------------------------------------------------------
 
 def recursive_canon_from(rows, l, L, counter):
-    """The former recursive ``symmetry._canon_from`` (the oracle)."""
+    """The former recursive ``symmetry._canon_from`` (the oracle for the traversal): the same
+    per-layer step (``symmetry._layer_orders``, normalisation and tie classes), completed by
+    recursion instead of the explicit stack."""
     if l >= L:
         return rows
-    W, b = rows[l - 1]
-    W2, b2 = rows[l]
-    n = len(b)
-    normal, zero = [], []
-    W = [list(r) for r in W]
-    b = list(b)
-    W2 = [list(r) for r in W2]
-    for i in range(n):
-        nr = symmetry.normalised_row(W[i], b[i])
-        if nr is None:
-            zero.append(i)
-            col = [r[i] for r in W2]
-            s = next((abs(v) for v in col if v != 0), None)
-            if s is not None:
-                for r in W2:
-                    r[i] = r[i] / s
-        else:
-            s = abs(next(v for v in list(W[i]) + [b[i]] if v != 0))
-            W[i] = [v / s for v in W[i]]
-            b[i] = b[i] / s
-            for r in W2:
-                r[i] = r[i] * s
-            normal.append((nr, i))
-    zkeys = sorted(((tuple(r[i] for r in W2), i) for i in zero), key=lambda t: t[0])
-    if l == L - 1:
-        normal.sort(key=lambda t: (t[0], tuple(r[t[1]] for r in W2)))
-        counter.n += 1
-        if counter.n > symmetry.TIE_LIMIT:
-            raise LimitError("over the limit")
-        return symmetry._permuted(rows, l, [i for _, i in normal] + [i for _, i in zkeys], W, b, W2, b2)
-    normal.sort(key=lambda t: t[0])
-    groups = []
-    for k, (nr, i) in enumerate(normal):
-        if k and normal[k - 1][0] == nr:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    for k, (col, i) in enumerate(zkeys):
-        if k and zkeys[k - 1][0] == col:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    combos = 1
-    for g in groups:
-        for m in range(2, len(g) + 1):
-            combos *= m
-    counter.n += combos
-    if counter.n > symmetry.TIE_LIMIT:
-        raise LimitError("over the limit")
+    W, b, W2, b2, orders = symmetry._layer_orders(rows, l, L, counter)
     best = None
-    for choice in itertools.product(*[itertools.permutations(g) for g in groups]):
-        new = symmetry._permuted(rows, l, [i for g in choice for i in g], W, b, W2, b2)
-        done = recursive_canon_from(new, l + 1, L, counter)
+    for order in orders:
+        done = recursive_canon_from(symmetry._permuted(rows, l, order, W, b, W2, b2), l + 1, L, counter)
         s = symmetry._serial(done)
         if best is None or s < best[0]:
             best = (s, done)
