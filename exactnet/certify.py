@@ -11,13 +11,14 @@ The verdict is one of
 * ``UNDECIDED``: with the reason. This says nothing about the network.
 
 Order of the attempts: the structural hidden-symmetry rules of
-:mod:`exactnet.symmetry_rules` (any depth); the complete shallow analysis for one hidden
-layer; the global theorem for two hidden layers (rule deep-2); neurons dead or stably
-active on the whole input space without a structural reason (:mod:`exactnet.sign_symmetry`);
-the exact fibre search for tiny deep networks (run on the canonical form, whose theta' is
-moved back to the user's coordinates, so every member of an orbit gets the same answer from
-it); the rank certificate. A verdict is printed only with a certificate that the
-independent checker accepted.
+:mod:`exactnet.symmetry_rules` (any depth; when several apply, the one reported is chosen by an
+orbit-invariant key, so a permuted or rescaled copy is told the same mechanism); the complete
+shallow analysis for one hidden layer; the global theorem for two hidden layers (rule deep-2);
+neurons dead or stably active on the whole input space without a structural reason
+(:mod:`exactnet.sign_symmetry`); the exact fibre search for tiny deep networks (run on the
+canonical form, whose theta' is moved back to the user's coordinates, so every member of an
+orbit gets the same answer from it); the rank certificate. A verdict is printed only with a
+certificate that the independent checker accepted.
 
 Rule deep-2 searches on the canonical form first, then on the network as given
 (:func:`exactnet.deep_identifiable.certify_deep`): every member of an orbit whose canonical form
@@ -28,14 +29,15 @@ certificate is always about the network as given.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from dataclasses import dataclass, field
 from typing import Callable
 
 from .errors import ExactnetError, UndecidedError
 from .network import Network
-from .symmetry import canonical_map, pull_back, same_orbit
-from .symmetry_rules import apply_rule, find_rules
+from .symmetry import canonical_form, canonical_map, pull_back, same_orbit
+from .symmetry_rules import Rule, apply_rule, find_rules
 
 __all__ = ["CertifyResult", "certify", "VERDICTS", "STAGES"]
 
@@ -68,22 +70,62 @@ def _have(name: str) -> bool:
     return importlib.util.find_spec(f"exactnet.{name}") is not None
 
 
-def _rule_symmetry(net: Network) -> CertifyResult | None:
+#: Preference among structural rules when several apply, simplest explanation first (the order
+#: in which :func:`exactnet.symmetry_rules.find_rules` tries them for one neuron).
+RULE_PREFERENCE = ("unused", "dead", "active", "hidden", "split", "reflect", "flip")
+
+
+def _canonical_args(rule: Rule, maps: list | None) -> tuple[int, ...] | None:
+    """``rule``'s neuron indices translated to the canonical form by ``maps`` (from
+    :func:`exactnet.symmetry.canonical_map`: canonical neuron ``j`` is neuron ``perm[j]`` of ``net``),
+    a flip set sorted; None without a map."""
+    if maps is None:
+        return None
+    perm = maps[rule.layer - 1][0]
+    where = {p: j for j, p in enumerate(perm)}
+    args = tuple(where[i] for i in rule.args)
+    return tuple(sorted(args)) if rule.name == "flip" else args
+
+
+def _rule_symmetry(net: Network, canon: Callable[[], tuple[Network, list] | None] | None = None
+                   ) -> CertifyResult | None:
+    """The first structural rule (:mod:`exactnet.symmetry_rules`) whose theta' leaves the orbit, in an
+    order that is the same for every member of the orbit, so that a permuted or rescaled copy of
+    ``net`` is told the same mechanism: by :data:`RULE_PREFERENCE`, then layer, then the neurons'
+    indices in the canonical form (``canon()``, :func:`exactnet.symmetry.canonical_map`).
+
+    The set of rules that apply is orbit-invariant (every side condition is a sign, zero or
+    proportionality condition that permuting and positively scaling neurons keeps), so the mechanism
+    and layer chosen are always the same for the orbit; the neurons too when the canonical map
+    exists (no ties resolved differently, no zero incoming rows), else the first in ``net``'s order.
+    The rule itself is applied to ``net`` in the user's indices, so the certificate (whose rule line
+    the checker replays on ``net``) is about the network as given."""
     from .certificate import write_certificate
 
-    for rule in find_rules(net):
+    rules = find_rules(net)
+    if not rules:
+        return None
+    cm = (canon or (lambda: canonical_map(net)))()
+    maps = None if cm is None else cm[1]
+    rules.sort(key=lambda r: (RULE_PREFERENCE.index(r.name), r.layer, _canonical_args(r, maps) or ()))
+    for rule in rules:  # sort is stable: without a map, net's own order within a layer
         other = apply_rule(net, rule)
         try:
-            if same_orbit(net, other):
+            # with a canonical map net has no zero rows, and then same_orbit is this comparison
+            if (canonical_form(other) == cm[0]) if cm is not None else same_orbit(net, other):
                 continue
         except UndecidedError:
             continue
         body = [f"mechanism {rule.mechanism}", f"equivalence {rule.line()}"]
         text = write_certificate("HIDDEN-SYMMETRY", net, body, other=other)
+        # the reason names the user's neurons; the same rule read in the canonical form is the same
+        # for the whole orbit (JSON key canonical_rule, when the map exists)
+        same = {} if maps is None else \
+            {"canonical_rule": Rule(rule.name, rule.layer, _canonical_args(rule, maps)).line()}
         return CertifyResult(
             "HIDDEN-SYMMETRY", "HIDDEN-SYMMETRY",
             f"{rule.mechanism}: {rule.line()} gives theta' in the fibre outside the orbit",
-            mechanism=rule.mechanism, other=other, certificate=text,
+            mechanism=rule.mechanism, other=other, certificate=text, details=same,
         )
     return None
 
@@ -106,7 +148,8 @@ def _changes(a: Network, b: Network, show: int = 4) -> str:
 FIBRE_SEARCH_MAX_HIDDEN = 10   # the search (exactnet.fibre_search) is exponential in flip sets
 
 
-def _fibre_symmetry(net: Network) -> CertifyResult | None:
+def _fibre_symmetry(net: Network, canon: Callable[[], tuple[Network, list] | None] | None = None
+                    ) -> CertifyResult | None:
     """A hidden symmetry no structural rule names, found by the exact fibre search (for example a
     flip compensated only where a later neuron is active) and proved by an EQUIVALENT complex."""
     if net.depth < 3 or net.num_hidden > FIBRE_SEARCH_MAX_HIDDEN:
@@ -114,7 +157,7 @@ def _fibre_symmetry(net: Network) -> CertifyResult | None:
     from .certificate import write_certificate
     from .equivalence import equivalent_body
 
-    for found in _fibre_candidates(net):
+    for found in _fibre_candidates(net, canon):
         for point, other, detail in found:
             try:
                 if same_orbit(net, other):
@@ -131,7 +174,7 @@ def _fibre_symmetry(net: Network) -> CertifyResult | None:
     return None
 
 
-def _fibre_candidates(net: Network):
+def _fibre_candidates(net: Network, canon: Callable[[], tuple[Network, list] | None] | None = None):
     """The fibre search's points as ``(point, theta', detail)`` in ``net``'s coordinates: the search
     runs on the canonical form of ``net`` and each point is moved back by the group element that
     maps ``net`` to it (:func:`exactnet.symmetry.pull_back`); on ``net`` itself only when that
@@ -143,10 +186,11 @@ def _fibre_candidates(net: Network):
     too. Moving ``theta'`` back by ``g^-1`` keeps it in the fibre and outside the orbit (both are
     orbit-invariant); the certificate is checked as usual. Measured on the review's 1,180 deep
     networks and the survey samples of (2,2,2,1), (2,3,3,1), (2,1,2,1): the same verdicts as the
-    search on ``net``, in the same time."""
+    search on ``net``, in the same time. ``canon()`` gives :func:`exactnet.symmetry.canonical_map` of
+    ``net`` (computed here when not given)."""
     from .fibre_search import search_fibre
 
-    cm = canonical_map(net)
+    cm = (canon or (lambda: canonical_map(net)))()
     if cm is None:  # no greedy map (ties, zero rows): the search on net itself
         yield [(p, p.other, p.detail) for p in search_fibre(net, nudges=0, max_flips=256).found]
         return
@@ -197,9 +241,11 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     ``progress(stage)`` is called before each attempt with its name from :data:`STAGES`, and
     with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
+    # the rule stage and the fibre search both need canonical_map(net): compute it at most once
+    canon = functools.cache(lambda: canonical_map(net))
     attempts = []
     if _have("certificate"):
-        attempts.append(_rule_symmetry)
+        attempts.append(functools.partial(_rule_symmetry, canon=canon))
     if net.depth == 2 and _have("shallow"):
         from .shallow import certify_shallow
 
@@ -211,14 +257,15 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     if _have("sign_symmetry") and _have("equivalence"):
         attempts.append(_sign_symmetry)
     if _have("fibre_search"):
-        attempts.append(_fibre_symmetry)
+        attempts.append(functools.partial(_fibre_symmetry, canon=canon))
     if _have("fdim"):
         from .fdim import certify_local
 
         attempts.append(certify_local)
     for attempt in attempts:
         if progress is not None:
-            progress(STAGES.get(attempt.__name__, attempt.__name__))
+            name = getattr(attempt, "func", attempt).__name__
+            progress(STAGES.get(name, name))
         res = attempt(net)
         if res is None:
             continue
