@@ -20,20 +20,44 @@ by their normalised rows. Two cases need care:
   exponential in the tie classes' sizes: more than ``TIE_LIMIT`` combinations raise
   :class:`LimitError`.
 * **Zero incoming rows** (``w = 0`` and ``b = 0``: a neuron that is identically
-  zero). Its scale cannot be read from its row; the canonical form normalises its
-  outgoing column instead (first nonzero entry of absolute value 1) and sorts such
-  neurons after the others by that column. This still applies only group elements,
-  so equal canonical forms always prove "same orbit"; but for networks with such
-  neurons different canonical forms do **not** prove "different orbits", and
-  :func:`same_orbit` says so with :class:`UndecidedError` instead of guessing.
+  zero). Its scale cannot be read from its row, nor can the scale of a neuron
+  whose bias is zero and whose nonzero weights all come from such neurons. These
+  neurons (recursively) are *silent*, the others *anchored*; silence is read from
+  zeros alone, so it is the same in the whole orbit. A network with a zero incoming
+  row (only such a network: without one, the form is exactly the one above) is put
+  in canonical form as follows. In every hidden layer the anchored neurons come
+  first, normalised and sorted as above by their *anchored row* (the weights from
+  the anchored neurons of the layer before, then the bias; in the last hidden layer
+  also by the compensated outgoing column). The silent neurons follow, sorted by
+  their *root column* (their outgoing weights into the anchored neurons of the next
+  layer, into the outputs after the last hidden layer), normalised so that its
+  first nonzero entry has absolute value 1. A silent neuron whose root column is
+  zero takes its scale from the weights between silent neurons, in serialisation
+  order: a weight joining two groups of silent neurons not yet joined is scaled to
+  absolute value 1 (Kruskal's algorithm); a group no weight joins to a root column
+  keeps a free common scale that changes no parameter. Over every order of the tie
+  classes of every hidden layer (anchored neurons whose anchored rows are positive
+  multiples, silent neurons whose root columns are; the last hidden layer included;
+  identical neurons not reordered) the least serialisation wins, and more than
+  ``TIE_LIMIT`` orders raise :class:`LimitError`. Every step applies a group
+  element, and the orders tried and the normalisations are the same for every
+  element of the orbit (proofs/lemmas/orbit.md, "Zero rows"), so the form is an
+  orbit invariant here too, and ``canonical_form(canonical_form(n)) ==
+  canonical_form(n)``. (The former rule normalised a zero-row neuron's outgoing
+  column before the next layer's rows were scaled and sorted, so it was neither.)
 
-For networks without zero incoming rows the canonical form is a complete orbit
-invariant: ``same_orbit(a, b)`` iff ``canonical_form(a) == canonical_form(b)``.
+So ``canonical_form(a) == canonical_form(b)`` iff ``a`` and ``b`` are in one orbit,
+with or without zero rows (up to :class:`LimitError`). :func:`same_orbit` still
+answers only "same orbit" from equal forms when a network has zero rows and the
+zero-row counts agree, and :class:`UndecidedError` otherwise: the independent
+checker (proofs/orbit.py) canonicalises only networks without zero rows, and
+callers that certify "outside the orbit" rely on this answer.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from typing import Sequence
 
@@ -41,7 +65,7 @@ from flint import fmpq
 
 from .errors import ExactnetError, FormatError, LimitError, ShapeError, UndecidedError, ValueRangeError
 from .network import Layer, Network, _index  # one integer reader for indices (network.py)
-from .qq import Q0, to_q
+from .qq import Q0, Q1, to_q
 
 __all__ = [
     "TIE_LIMIT",
@@ -301,8 +325,255 @@ def _canon_from(rows, l: int, L: int, counter: _Counter):
             return done
 
 
+# --- networks with zero incoming rows (module docstring, "Zero incoming rows") -------------------
+
+
+def _silent_flags(rows) -> list[list[bool]]:
+    """Per hidden layer, which neurons are *silent*: zero bias and nonzero incoming weights only
+    from silent neurons of the layer before (a zero incoming row is the first case). A silent
+    neuron outputs 0 at every input; the others are *anchored*. Silence is read from zeros alone,
+    so the same neurons (moved by the permutations) are silent in every element of the orbit;
+    a network has silent neurons iff it has zero incoming rows."""
+    out: list[list[bool]] = []
+    prev: list[bool] = []  # the inputs are anchored
+    for W, b in rows[:-1]:
+        cur = [bias == 0 and all(v == 0 or (i < len(prev) and prev[i]) for i, v in enumerate(row))
+               for row, bias in zip(W, b)]
+        out.append(cur)
+        prev = cur
+    return out
+
+
+def _first_abs(vals: Sequence[fmpq]) -> fmpq | None:
+    """``|first nonzero entry|`` of ``vals``, or None when every entry is zero."""
+    return next((abs(v) for v in vals if v != 0), None)
+
+
+def _unit(vals: Sequence[fmpq]) -> tuple[fmpq, ...]:
+    """``vals`` divided by ``|first nonzero entry|``; the zero vector as it is."""
+    s = _first_abs(vals)
+    return tuple(vals) if s is None else tuple(v / s for v in vals)
+
+
+def _arrangements(members: list[int], ident: dict[int, tuple]) -> list[tuple[int, ...]]:
+    """The orders of the tie class ``members`` that can give different networks: neurons with equal
+    ``ident`` (incoming row and outgoing column equal up to the scaling ``(c row, col / c)``) are
+    exchanged by a group element that fixes the network, so one order per sequence of their labels
+    is enough (members with one label in increasing index order)."""
+    pools: dict[tuple, list[int]] = {}
+    for i in members:
+        pools.setdefault(ident[i], []).append(i)
+    groups = list(pools.values())
+    counts = [len(g) for g in groups]
+    out: list[tuple[int, ...]] = []
+    seq: list[int] = []
+
+    def extend(left: int) -> None:  # recursion depth = size of one tie class
+        if not left:
+            taken = [0] * len(groups)
+            order = []
+            for t in seq:
+                order.append(groups[t][taken[t]])
+                taken[t] += 1
+            out.append(tuple(order))
+            return
+        for t in range(len(groups)):
+            if counts[t]:
+                counts[t] -= 1
+                seq.append(t)
+                extend(left - 1)
+                seq.pop()
+                counts[t] += 1
+
+    extend(len(members))
+    return out
+
+
+def _count_arrangements(members: list[int], ident: dict[int, tuple]) -> int:
+    """How many orders :func:`_arrangements` gives: a multinomial coefficient."""
+    sizes: dict[tuple, int] = {}
+    for i in members:
+        sizes[ident[i]] = sizes.get(ident[i], 0) + 1
+    out = math.factorial(len(members))
+    for c in sizes.values():
+        out //= math.factorial(c)
+    return out
+
+
+def _silent_classes(rows, L: int, silent: list[list[bool]]) -> list[list[tuple[bool, list[tuple[int, ...]]]]]:
+    """Per hidden layer, its tie classes as ``(silent, arrangements)``.
+
+    Anchored neurons tie when their *anchored rows* (weights from the anchored neurons of the layer
+    before, then the bias) are positive multiples, and in the last hidden layer also their
+    outgoing columns (compensated); silent neurons tie when their *root columns* (outgoing weights
+    into the anchored neurons of the next layer, the outputs after the last hidden layer) are
+    positive multiples. Positive multiples stay so under every permutation and positive scaling,
+    so the classes, read here in the network's own order, are those of every order met later.
+    Raises :class:`LimitError` when the orders of all classes together exceed :data:`TIE_LIMIT`."""
+    out = []
+    combos = 1
+    for l in range(1, L):
+        W, b = rows[l - 1]
+        W2 = rows[l][0]
+        prev_a = [i for i in range(len(W[0])) if l == 1 or not silent[l - 2][i]]
+        roots = list(range(len(W2))) if l == L - 1 else [k for k in range(len(W2)) if not silent[l][k]]
+        keys: dict[tuple, list[int]] = {}
+        ident: dict[int, tuple] = {}
+        for j in range(len(b)):
+            col = [r[j] for r in W2]
+            if silent[l - 1][j]:
+                key: tuple = (True, _unit([W2[k][j] for k in roots]))
+            else:
+                part = [W[j][i] for i in prev_a] + [b[j]]
+                s = _first_abs(part)
+                key = (False, tuple(v / s for v in part), tuple(v * s for v in col) if l == L - 1 else ())
+            keys.setdefault(key, []).append(j)
+            full = list(W[j]) + [b[j]]
+            s = _first_abs(full)
+            ident[j] = ((), _unit(col)) if s is None else \
+                (tuple(v / s for v in full), tuple(v * s for v in col))
+        for g in keys.values():
+            combos *= _count_arrangements(g, ident)
+            if combos > TIE_LIMIT:
+                raise LimitError(f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try")
+        out.append([(key[0], _arrangements(g, ident)) for key, g in keys.items()])
+    return out
+
+
+def _complete(rows, L: int, silent: list[list[bool]], chosen: list[list[tuple[bool, tuple[int, ...]]]]):
+    """The network in the form fixed by ``chosen`` (per hidden layer, every tie class as
+    ``(silent, order of its members)``), with zero incoming rows present.
+
+    Layer by layer, every anchored neuron is divided by ``|first nonzero entry|`` of its anchored
+    row (columns in the layer before's final order) and the anchored classes are sorted by
+    normalised anchored row (in the last hidden layer: and compensated outgoing column); then the
+    silent classes of the layer before are sorted by normalised root column and put after its
+    anchored ones. Last, the silent neurons' scales (:func:`_silent_scales`)."""
+    n0 = len(rows[0][0][0])
+    order: list[list[int]] = [list(range(n0))]
+    mult: list[list[fmpq]] = [[Q1] * n0]  # row multipliers (column divisors); the inputs: 1
+    a_prev = order[0]
+    for l in range(1, L + 1):
+        W, b = rows[l - 1]
+        if l < L:
+            m = [Q1] * len(b)
+            keys: dict[int, tuple] = {}
+            for j in range(len(b)):
+                if not silent[l - 1][j]:
+                    part = [W[j][i] / mult[l - 1][i] for i in a_prev] + [b[j]]
+                    s = _first_abs(part)
+                    m[j] = 1 / s
+                    keys[j] = tuple(v / s for v in part)
+                    if l == L - 1:
+                        keys[j] = (keys[j], tuple(r[j] * s for r in rows[l][0]))
+            mult.append(m)
+            a_cur = [i for _, arr in sorted(((keys[arr[0]], arr) for sil, arr in chosen[l - 1] if not sil))
+                     for i in arr]
+            roots = a_cur
+        else:
+            m, roots = [Q1] * len(b), list(range(len(b)))
+        if l >= 2:  # the silent neurons of layer l-1, by their root columns into layer l
+            skeys = [(_unit([W[k][arr[0]] * m[k] for k in roots]), arr) for sil, arr in chosen[l - 2] if sil]
+            order.append(a_prev + [i for _, arr in sorted(skeys) for i in arr])
+        if l < L:
+            a_prev = a_cur
+    order.append(list(range(len(rows[L - 1][1]))))
+    mult.append([Q1] * len(order[L]))
+    _silent_scales(rows, L, silent, order, mult)
+    out = []
+    for l in range(1, L + 1):
+        W, b = rows[l - 1]
+        mo, mi = mult[l], mult[l - 1]
+        out.append(([[W[k][i] * mo[k] / mi[i] for i in order[l - 1]] for k in order[l]],
+                    [b[k] * mo[k] for k in order[l]]))
+    return out
+
+
+def _silent_scales(rows, L: int, silent: list[list[bool]], order: list[list[int]],
+                   mult: list[list[fmpq]]) -> None:
+    """Set ``mult`` of the silent neurons (in place), ``order`` being final and the anchored
+    multipliers set. A silent neuron whose root column is nonzero is scaled so that the first
+    nonzero entry of that column (rows in order) has absolute value 1. The others are reached
+    through weights between silent neurons, taken in serialisation order (layer, row, column as
+    ordered) as in Kruskal's algorithm: a weight joining two groups not yet joined is scaled to
+    absolute value 1. A group that no weight joins to a root column keeps one free common scale,
+    which changes no parameter (silent neurons have zero biases and only these weights)."""
+    rooted: dict[tuple[int, int], fmpq] = {}
+    for l in range(1, L):
+        nxt_w = rows[l][0]
+        roots = order[l + 1] if l == L - 1 else [k for k in order[l + 1] if not silent[l][k]]
+        for i in order[l]:
+            if silent[l - 1][i]:
+                s = _first_abs([nxt_w[k][i] * mult[l + 1][k] for k in roots])
+                if s is not None:
+                    rooted[(l, i)] = s
+    parent: dict[object, object] = {}
+
+    def find(x: object) -> object:
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for node in rooted:
+        parent[node] = "root"
+    links: dict[tuple[int, int], list[tuple[tuple[int, int], fmpq, bool]]] = {}
+    for l in range(2, L):
+        W = rows[l - 1][0]
+        for k in order[l]:
+            if not silent[l - 1][k]:
+                continue
+            for i in order[l - 1]:
+                w = W[k][i]
+                if w != 0:  # i is silent: a silent neuron has no other nonzero weights
+                    a, c = find((l - 1, i)), find((l, k))
+                    if a != c:
+                        parent[a if a != "root" else c] = c if a != "root" else a
+                        links.setdefault((l - 1, i), []).append(((l, k), abs(w), True))
+                        links.setdefault((l, k), []).append(((l - 1, i), abs(w), False))
+    scale = dict(rooted)
+    seen: set[tuple[int, int]] = set()
+    starts = list(rooted) + [(l, i) for l in range(1, L) for i in order[l] if silent[l - 1][i]]
+    for start in starts:  # the rooted neurons first, then the first neuron of every free group
+        if start in seen:
+            continue
+        seen.add(start)
+        scale.setdefault(start, Q1)  # a free group: any common scale gives the same parameters
+        stack = [start]
+        while stack:
+            x = stack.pop()
+            for y, w, forward in links.get(x, ()):
+                if y not in seen:  # a forest: y is reached once, from x
+                    # weight w from the earlier of the two to the later: |w * m_later / m_earlier| = 1
+                    scale[y] = scale[x] / w if forward else scale[x] * w
+                    seen.add(y)
+                    stack.append(y)
+    for (l, i), c in scale.items():
+        mult[l][i] = c
+
+
+def _canon_silent(rows, L: int):
+    """The canonical form of a network with zero incoming rows: the least serialisation of
+    :func:`_complete` over every choice of orders of the tie classes (:func:`_silent_classes`)
+    of every hidden layer."""
+    silent = _silent_flags(rows)
+    classes = _silent_classes(rows, L, silent)
+    options = [[(sil, arr) for arr in arrs] for layer in classes for sil, arrs in layer]
+    only = all(len(o) == 1 for o in options)
+    best: tuple | None = None
+    for choice in itertools.product(*options):
+        it = iter(choice)
+        done = _complete(rows, L, silent, [[next(it) for _ in layer] for layer in classes])
+        if only:
+            return done
+        s = _serial(done)
+        if best is None or s < best[0]:
+            best = (s, done)
+    return best[1]
+
+
 def canonical_form(net: Network) -> Network:
-    """The canonical representative of ``net``'s orbit (see the module docstring).
+    """The canonical representative of ``net``'s orbit (see the module docstring): an element
+    of the orbit, the same for the whole orbit. :class:`LimitError` past :data:`TIE_LIMIT`.
 
     >>> from exactnet.network import Network
     >>> a = Network.from_lists([([[2, 0], [0, -3]], [2, 0]), ([[1, 1]], [0])])
@@ -310,15 +581,20 @@ def canonical_form(net: Network) -> Network:
     [['0', '-1'], ['1', '0']]
     """
     rows = _rows(net)
-    out = _canon_from(rows, 1, net.depth, _Counter())
+    if has_zero_rows(net):
+        out = _canon_silent(rows, net.depth)
+    else:  # the form stored certificates and searches rely on: do not change it
+        out = _canon_from(rows, 1, net.depth, _Counter())
     return _build(out, net)
 
 
 def same_orbit(a: Network, b: Network) -> bool:
     """Decide whether ``b`` is ``g.a`` for a permutation-and-positive-scaling ``g``.
 
-    Raises :class:`UndecidedError` when the canonical forms differ but a hidden
-    neuron has a zero incoming row, where canonical forms are not complete.
+    Raises :class:`UndecidedError` when the canonical forms differ, a hidden neuron has
+    a zero incoming row and the zero-row counts agree: the forms separate such orbits,
+    but the checker (proofs/orbit.py) does not canonicalise networks with zero rows, so
+    "different orbits" is left to certificates that it can check (module docstring).
     """
     if a.architecture != b.architecture:
         return False

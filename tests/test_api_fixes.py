@@ -204,7 +204,6 @@ def test_zero_rows_same_orbit_stays_sound():
                 pass
 
 
-@pytest.mark.xfail(strict=True, reason="canonical form is not idempotent with zero incoming rows (open)")
 def test_zero_rows_canonical_form_is_a_fixed_point():
     from exactnet.symmetry import canonical_form
 
