@@ -258,6 +258,8 @@ def check_output_folder(path: str | None) -> None:
     """An output folder must not be an existing file; it is created now when missing (before any
     work, so that a folder that cannot exist is reported at once: :func:`exactnet.fileio.make_folder`)."""
     refuse_stdio(path, "an output folder")
+    if path == "":  # an empty name is not "no folder given"
+        raise FileAccessError("cannot use an empty folder name")
     if path and Path(path).exists() and not Path(path).is_dir():
         raise FileAccessError(f"{path} is a file, not a folder")
     if path:

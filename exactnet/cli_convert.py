@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .cli_common import check_outputs, print_json, refuse_stdio
-from .errors import ExactnetError, FormatError
+from .errors import FileAccessError, FormatError
 from .netio import load_network, save_network
 from .network import Network
 
@@ -43,7 +43,7 @@ def convert_file(
         raise FormatError(f"{dst}: the output must end in .json or .onnx")
     ext = src.suffix.lower()
     if not src.exists():
-        raise ExactnetError(f"file not found: {src}")
+        raise FileAccessError(f"file not found: {src}")
     if ext in (".npz", ".npy"):
         from .convert_numpy import load_npz
 
@@ -55,7 +55,9 @@ def convert_file(
     else:
         net = load_network(src, float_mode=float_mode)  # type: ignore[arg-type]
     meta = dict(net.metadata)
-    src_meta = dict(meta.get("source", {}))
+    earlier = meta.get("source")
+    # a JSON input's own "source" may be any JSON value (a string naming a paper): kept, not a crash
+    src_meta = dict(earlier) if isinstance(earlier, dict) else ({} if earlier is None else {"original": earlier})
     src_meta.setdefault("file", src.name)
     src_meta["float_mode"] = float_mode
     meta["source"] = src_meta

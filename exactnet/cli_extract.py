@@ -64,6 +64,11 @@ def register(subparsers) -> None:
 def run_extract(args: argparse.Namespace) -> int:
     arch = parse_architecture(args.arch)
     refuse_stdio(args.oracle, "--oracle (a network file)")
+    if args.certificate is not None and not args.oracle:  # it was silently not written (exit 0)
+        raise ExactnetError("--certificate needs --oracle NET: an EQUIVALENT certificate compares the extracted "
+                            "network with a network file, which --oracle-cmd does not give")
+    if args.certificate is not None and args.oracle_float:
+        raise ExactnetError("--certificate needs an exact oracle: a float oracle yields an approximation only")
     check_outputs([args.output, args.certificate], [args.oracle])
     victim = None
     if args.oracle:

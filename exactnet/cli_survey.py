@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from .cli_common import add_json_flag, positive_int, print_json, refuse_stdio
-from .errors import FileAccessError
+from .errors import FileAccessError, FormatError
 from .fileio import output_target
 
 __all__ = ["register"]
@@ -17,6 +17,10 @@ __all__ = ["register"]
 def _run(args: argparse.Namespace) -> int:
     from .survey import run_survey
 
+    if args.output == "":  # an empty name is not "no results file"
+        output_target(args.output)
+    if args.dask == "":  # an empty address is not "no cluster": it ran locally without a word
+        raise FormatError("--dask needs a scheduler address, e.g. tcp://127.0.0.1:8786")
     if args.resume and not args.output:
         raise FileAccessError("--resume continues the survey in --output FILE: give -o FILE")
     refuse_stdio(args.output, "survey -o (its records are appended to a file, for --resume)")

@@ -295,12 +295,13 @@ def _read_object_npy(fp: Any, what: str) -> np.ndarray:
         version = np.lib.format.read_magic(fp)
     except ValueError as e:
         raise FormatError(f"{what}: not a .npy array ({e})") from None
-    if version == (1, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-    elif version == (2, 0):
-        shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-    else:
+    if version not in ((1, 0), (2, 0)):
         raise FormatError(f"{what}: .npy format version {version} is not supported for object arrays")
+    try:
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read_header(fp)
+    except Exception as e:  # a corrupt header: NumPy parses it with Python's tokenizer (many error types)
+        raise FormatError(f"{what}: not a .npy array (bad header: {type(e).__name__})") from None
     if dtype != object:
         raise FormatError(f"{what}: expected an object array")
     try:
@@ -340,6 +341,8 @@ def load_npz(
             raise FormatError(f"{p}: not a NumPy .npz/.npy file ({_clip(str(e)) or type(e).__name__})") from None
         with open(p, "rb") as fh:  # a .npy object array: read it with the restricted unpickler
             data = _read_object_npy(fh, str(p))
+    except Exception as e:  # a corrupt .npy header (NumPy parses it with Python's tokenizer) and the like
+        raise FormatError(f"{p}: not a NumPy .npz/.npy file ({type(e).__name__}: {_clip(str(e))})") from None
     try:
         if isinstance(data, np.ndarray):  # .npy
             arrays = {"arr_0": data}
@@ -364,6 +367,12 @@ def load_npz(
                     raise ValueRangeError(
                         f"{p}: array {key!r} asks for more memory than there is (shape in its header)"
                     ) from None
+                except ExactnetError:
+                    raise
+                except Exception as e:  # a corrupt header (NumPy parses it with Python's tokenizer), ...
+                    raise FormatError(f"{p}: cannot read array {key!r} ({type(e).__name__}: {_clip(str(e))})") from None
+                if not isinstance(arrays[key], np.ndarray):  # NumPy hands back the raw bytes of a non-.npy member
+                    raise FormatError(f"{p}: member {key!r} is not a NumPy array (.npy data)")
     finally:
         if hasattr(data, "close"):
             data.close()

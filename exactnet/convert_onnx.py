@@ -97,11 +97,28 @@ def _scalar_attr(node: Any, name: str, float_mode: FloatMode | None, label: str)
     import numpy as np
 
     v = _attr(node, name, 1.0)
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = float(v)
+    if not isinstance(v, float):
+        raise FormatError(f"{label}: attribute {name} must be a float, got {type(v).__name__}")
     if v == 1.0:
         return None
     if float_mode is None:
         raise FormatError(f"{label} has {name} = {v!r}: pass --float-mode exact or decimal")
     return array_to_q(np.array(v, dtype=np.float32), float_mode, f"{label} {name}")
+
+
+def _flag(node: Any, name: str, label: str) -> bool:
+    """An ``int`` attribute that must be 0 or 1 (``transA``, ``transB``), default 0."""
+    v = _attr(node, name, 0)
+    if isinstance(v, bool) or not isinstance(v, int) or v not in (0, 1):
+        raise FormatError(f"{label}: attribute {name} must be the integer 0 or 1, got {_short_attr(v)}")
+    return bool(v)
+
+
+def _short_attr(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else f"a {type(v).__name__}"
 
 
 def _shape(v: Any) -> tuple[int, ...]:
@@ -183,6 +200,8 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
         if node.domain not in ("", "ai.onnx"):
             raise FormatError(f"unsupported ONNX operator {node.domain}.{op} ({label})")
         if op == "Constant":
+            if len(node.output) != 1 or not node.output[0]:
+                raise FormatError(f"{label} has {len(node.output)} outputs, expected 1")
             val = None
             for a in node.attribute:
                 if a.name == "value":
@@ -196,17 +215,21 @@ def network_from_onnx_model(model: Any, float_mode: FloatMode | None) -> Network
             raise FormatError(f"{label} does not act on the signal {signal!r} (exactnet reads single-chain graphs)")
         if len(node.output) != 1:
             raise FormatError(f"{label} has {len(node.output)} outputs, expected 1")
+        arity = {"Gemm": (2, 3), "MatMul": (2, 2), "Add": (2, 2)}.get(op)
+        if arity is not None and not arity[0] <= len(ins) <= arity[1]:
+            want = f"{arity[0]}" if arity[0] == arity[1] else f"{arity[0]} or {arity[1]}"
+            raise FormatError(f"{label} has {len(ins)} inputs, expected {want}")
         if op == "Gemm":
             if pending is not None:
                 raise FormatError(f"{label} follows an affine layer without Relu in between")
             if ins[0] != signal:
                 raise FormatError(f"{label}: the signal must be the first input A")
-            if _attr(node, "transA", 0):
+            if _flag(node, "transA", label):
                 raise FormatError(f"{label}: transA = 1 is not supported")
             B = _matrix(const(ins[1], node), ins[1], label)
             alpha = _scalar_attr(node, "alpha", float_mode, label)
             beta = _scalar_attr(node, "beta", float_mode, label)
-            W = B if _attr(node, "transB", 0) else _transpose(B)
+            W = B if _flag(node, "transB", label) else _transpose(B)
             if alpha is not None:
                 W = [[alpha * v for v in r] for r in W]
             n_out = len(W)

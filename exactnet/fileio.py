@@ -16,7 +16,8 @@ from pathlib import Path
 
 from .errors import FileAccessError
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file", "make_folder", "output_target"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "existing_file", "read_input_bytes", "make_folder",
+           "output_target"]
 
 
 def make_folder(path: str | os.PathLike) -> Path:
@@ -44,6 +45,8 @@ def output_target(path: str | os.PathLike) -> Path:
     target = Path(path)
     if not str(path):
         raise FileAccessError("cannot write to an empty file name")
+    if str(path).endswith(("/", os.sep)) and not target.is_dir():  # Path() drops the slash: "out.json/" wrote out.json
+        raise FileAccessError(f"cannot write {path}: a name ending in '/' is a folder, not a file")
     real = Path(os.path.realpath(target))
     folder = real.parent
     if not folder.is_dir():
@@ -114,10 +117,57 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 
 
 def existing_file(path: str | os.PathLike) -> Path:
-    """``path`` as a Path, or an error naming it when it is missing or a folder."""
+    """``path`` as a Path, or an error naming it when it is missing, a folder or not a regular file.
+
+    Binary network formats are read with seeks (zip archives, ``torch.load``), so a named pipe,
+    a device or a socket is refused here: opening a pipe without a writer would wait forever, and
+    ``/dev/zero`` would be read without end.
+    """
     p = Path(path)
     if not p.exists():
         raise FileAccessError(f"file not found: {p}")
     if p.is_dir():
         raise FileAccessError(f"{p} is a folder, not a file")
+    if not p.is_file():
+        raise FileAccessError(f"{p} is not a regular file (a pipe, a device or a socket)")
     return p
+
+
+def read_input_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of the input file ``path``, with one-line errors naming it.
+
+    A regular file is read; so is a pipe that has a writer (``<(command)`` or ``/dev/stdin``
+    with something piped in). A named pipe without a writer reads as empty instead of waiting
+    forever (it is opened without blocking), and devices (``/dev/zero``, a terminal) and sockets
+    are refused, as they could be read without end.
+    """
+    import stat
+
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise FileAccessError(f"file not found: {p}") from None
+    except IsADirectoryError:
+        raise FileAccessError(f"{p} is a folder, not a file") from None
+    except OSError as e:
+        raise FileAccessError(f"cannot read {p}: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise FileAccessError(f"{p} is a folder, not a file")
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            raise FileAccessError(f"{p} is not a regular file (a device or a socket)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)  # a pipe with a writer: wait for its data; without one: end of file
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise FileAccessError(f"cannot read {p}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from .errors import ExactnetError, FileAccessError, FormatError
-from .fileio import atomic_write_bytes, atomic_write_text
+from .fileio import atomic_write_bytes, atomic_write_text, read_input_bytes
 from .netjson import dumps_network, loads_network
 from .network import Network
 from .qq import FloatMode
@@ -26,16 +26,11 @@ __all__ = ["load_network", "save_network", "read_text_file"]
 def read_text_file(path: str | os.PathLike) -> str:
     """Read a UTF-8 text file with errors that name the file."""
     p = Path(path)
+    data = read_input_bytes(p)  # no endless wait on a pipe, no endless read of a device
     try:
-        return p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FileAccessError(f"file not found: {p}") from None
-    except IsADirectoryError:
-        raise FileAccessError(f"{p} is a folder, not a file") from None
+        return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError:
         raise FormatError(f"{p} is not a UTF-8 text file") from None
-    except OSError as e:
-        raise FileAccessError(f"cannot read {p}: {e.strerror}") from None
 
 
 def load_network(path: str | os.PathLike, float_mode: FloatMode | None = None) -> Network:
@@ -50,6 +45,8 @@ def load_network(path: str | os.PathLike, float_mode: FloatMode | None = None) -
         raise FileAccessError(f"file not found: {p}")
     if ext == ".json" or ext == "":
         text = read_text_file(p)  # its errors name the file already
+        if not text.strip():
+            raise FormatError(f"{p} is empty (expected an exactnet-network/1 JSON network)")
         try:
             return loads_network(text)
         except ExactnetError as e:

@@ -126,7 +126,22 @@ def network_from_json(obj: Any) -> Network:
         raise FormatError("'name' must be a string")
     if meta is not None and not isinstance(meta, dict):
         raise FormatError("'metadata' must be an object")
+    for key, value in (("name", name), ("metadata", meta)):
+        _check_text(key, value)
     return Network(out, name=name, metadata=meta)
+
+
+def _check_text(key: str, value: Any) -> None:
+    """Refuse a ``name`` or ``metadata`` that holds text no output can carry: a lone surrogate
+    (JSON's ``"\\ud800"``) is valid JSON but not Unicode text, so printing or writing it as UTF-8
+    failed later, far from the file that held it."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise FormatError(f"'{key}' holds a lone UTF-16 surrogate (an escape such as \\ud800 without its pair), "
+                          "which is not Unicode text") from None
+    except (ValueError, RecursionError) as e:  # nesting too deep to write back
+        raise FormatError(f"'{key}' cannot be written back as JSON: {e}") from None
 
 
 def network_to_json(net: Network) -> dict:
@@ -172,7 +187,8 @@ def loads_network(text: str) -> Network:
     """Parse JSON text of an ``exactnet-network/1`` file."""
     # Guard huge integers before json converts them (json also has its own int limit).
     try:
-        obj = json.loads(text, parse_int=_parse_int, parse_float=_FloatLiteral, parse_constant=_bad_constant)
+        obj = json.loads(text, parse_int=_parse_int, parse_float=_FloatLiteral, parse_constant=_bad_constant,
+                         object_pairs_hook=_unique_keys)
     except FormatError:
         raise
     except (ValueError, RecursionError) as e:
@@ -184,6 +200,17 @@ def _parse_int(s: str) -> int:
     if len(s.lstrip("-")) > MAX_DIGITS:
         raise ValueRangeError(f"integer with {len(s)} digits exceeds the limit of {MAX_DIGITS} digits")
     return int(s)
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object as a dict; a key given twice is refused (JSON parsers disagree on which one
+    wins, so ``{"layers": [...], "layers": [...]}`` has no one meaning)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise FormatError(f"key {dup[:40]!r} appears twice in one JSON object")
+    return obj
 
 
 def _bad_constant(s: str):
