@@ -242,8 +242,6 @@ def test_check_a_certificate_whose_name_starts_with_a_dash(capsys, ws):
     Path("-x.cert").write_bytes(CERT.read_bytes())
     code, out, err = run(capsys, "check", "--", "-x.cert")
     assert code == 0 and out.startswith("s VERIFIED"), (out, err)
-    code, out, err = run(capsys, "check", "--", "-")
-    assert code == 3 and "E_IO: '-' (standard input) is not supported" in out, (out, err)
 
 
 # --- options and output names that were silently reinterpreted -------------------------------

@@ -124,3 +124,36 @@ def test_a_closed_standard_output_is_one_error_line(tmp_path, argv):
                         *[str(f) if a == "NET" else a for a in argv]],
                        stderr=subprocess.PIPE, text=True, timeout=120, cwd=tmp_path)
     one_line_error(p.returncode, p.stderr, "standard output is closed")
+
+
+def test_check_reads_the_certificate_or_the_network_from_stdin(tmp_path):
+    """``exactnet check - --network N`` and ``check C --network -``: the same verdict as with files;
+    a mutated certificate piped in is rejected as the file would be; ``-`` twice, a terminal and a
+    closed standard input are I/O errors in the checker's format (exit 3)."""
+    net = dumps_network(random_network((2, 2, 1), seed=1))
+    (tmp_path / "n.json").write_text(net)
+    rc, _, err = exactnet("certify", "n.json", "-o", "c.cert", cwd=tmp_path)
+    assert rc == 0, err
+    cert = (tmp_path / "c.cert").read_text()
+    rc, by_file, _ = exactnet("check", "c.cert", "--network", "n.json", cwd=tmp_path)
+    assert rc == 0 and by_file.startswith("s VERIFIED")
+    assert exactnet("check", "-", "--network", "n.json", stdin=cert, cwd=tmp_path)[:2] == (0, by_file)
+    assert exactnet("check", "c.cert", "--network", "-", stdin=net, cwd=tmp_path)[:2] == (0, by_file)
+    other = dumps_network(random_network((2, 2, 1), seed=2))
+    rc, out, _ = exactnet("check", "c.cert", "--network", "-", stdin=other, cwd=tmp_path)
+    assert rc == 1 and "E_NETWORK_MISMATCH" in out
+    rc, out, _ = exactnet("check", "-", stdin=cert.replace("end ", "end 0", 1)[:-2] + "\n", cwd=tmp_path)
+    assert rc == 2 and out.startswith("s NOT VERIFIED")
+    rc, out, _ = exactnet("check", "-", "--network", "-", stdin=cert, cwd=tmp_path)
+    assert rc == 3 and "only one of the two files" in out
+    master, slave = pty.openpty()
+    try:
+        rc, out, _ = exactnet("check", "-", stdin=slave, cwd=tmp_path)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert rc == 3 and "nothing is piped in" in out
+    p = subprocess.run(["sh", "-c", 'exec "$0" -m exactnet check - <&-', sys.executable], capture_output=True,
+                       text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 3 and "E_IO" in p.stdout, (p.stdout, p.stderr)
+    assert sorted(os.listdir(tmp_path)) == ["c.cert", "n.json"]
