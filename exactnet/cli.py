@@ -28,6 +28,7 @@ from .cli_common import (
     check_outputs,
     load_network_arg,
     print_json,
+    shown,
     stdout_write,
     write_text_output,
 )
@@ -71,13 +72,13 @@ def _cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         print_json(info)
     else:
-        print(f"network       {net.name or '(unnamed)'}")
+        print(f"network       {shown(net.name) if net.name else '(unnamed)'}")
         print(f"architecture  {','.join(map(str, net.architecture))}")
         print(f"parameters    D = {net.num_parameters}")
         print(f"hidden        N = {net.num_hidden} neurons in {net.depth - 1} hidden layers")
         print(f"bound         D - N = {net.num_parameters - net.num_hidden} (functional dimension at most this)")
         if info["description"]:
-            print(f"about         {info['description']}")
+            print(f"about         {shown(str(info['description']))}")
     return 0
 
 

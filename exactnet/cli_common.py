@@ -31,6 +31,7 @@ from .qq import parse_box, parse_vector
 __all__ = [
     "STDIO",
     "refuse_stdio",
+    "shown",
     "stdout_write",
     "add_network_argument",
     "box_option",
@@ -151,6 +152,12 @@ def refuse_stdio(path: str | None, what: str) -> None:
     names the option), instead of a file or folder named ``-``."""
     if path == STDIO:
         raise FileAccessError(f"'-' (standard input or output) is not available for {what}: give a path")
+
+
+def shown(text: str) -> str:
+    """``text`` from a network file, safe to print on a terminal: control characters (a newline, an
+    escape sequence that would move the cursor or retitle the window) as backslash escapes."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def stdout_write(text: str) -> None:

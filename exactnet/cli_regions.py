@@ -21,6 +21,7 @@ from .cli_common import (
     positive_int,
     positive_seconds,
     print_json,
+    shown,
     slice_option,
     write_text_output,
 )
@@ -74,7 +75,7 @@ def _cmd_regions(args: argparse.Namespace) -> int:
         where = "R^%d" % rc.network.input_dim if rc.box is None else f"[{rc.box[0]}, {rc.box[1]}]^{rc.network.input_dim}"
         if rc.slice is not None:
             where = "the 2-D slice " + ("(box " + where + ")" if rc.box is not None else "")
-        print(f"regions of {rc.original.name or 'the network'} over {where}")
+        print(f"regions of {shown(rc.original.name) if rc.original.name else 'the network'} over {where}")
         print(f"cells           {s['cells']}")
         print(f"bounded cells   {s['bounded_cells']}")
         print(f"vertices        {s['vertices']}")

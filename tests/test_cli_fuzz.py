@@ -266,3 +266,18 @@ def test_options_that_were_silently_ignored(capsys, ws, argv, needle):
     code, _, err = run(capsys, *argv)
     assert_one_line_error(code, err, needle)
     assert ws() == before
+
+
+def test_names_with_control_characters_are_printed_escaped(capsys, ws):
+    """A network's name or description with a newline or a terminal escape sequence (which could
+    retitle the window or clear the screen) is printed with backslash escapes, one line each."""
+    doc = json.loads(GOOD)
+    doc["name"] = "evil\x1b]0;pwned\x07\nsecond"
+    doc.setdefault("metadata", {})["description"] = "x\x1b[2Jy"
+    Path("evil.json").write_text(json.dumps(doc))
+    for argv in (["info", "evil.json"], ["regions", "evil.json"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and "\x1b" not in out and "\x07" not in out, (out, err)
+    code, out, _ = run(capsys, "info", "evil.json")
+    assert "evil\\x1b]0;pwned\\x07\\nsecond" in out and "x\\x1b[2Jy" in out
+    assert json.loads(run(capsys, "info", "evil.json", "--json")[1])["name"] == doc["name"]
