@@ -1,7 +1,10 @@
 """``exactnet check CERT [--network NET]``: run the independent checker ``proofs/check.py``.
 
-Either file (not both) may be ``-``: it is read from standard input into a temporary file that the
-checker reads like any other (the checker itself takes file names only).
+The checker reads regular files by name. Anything else is read here first and handed to it as a
+copy in a temporary folder: ``-`` (standard input, for one of the two files) and pipes such as
+``<(command)`` or ``/dev/stdin``, read without an endless wait (:func:`exactnet.fileio.read_input_bytes`;
+devices and sockets are refused). What cannot be read is reported in the checker's own format:
+``s NOT VERIFIED`` and an ``E_IO`` line, exit code 3.
 """
 
 from __future__ import annotations
@@ -9,30 +12,38 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
 import tempfile
 
 from .certificate import load_checker
+from .cli_common import STDIO, read_stdin_bytes
+from .errors import FileAccessError
+from .fileio import read_input_bytes
 
 __all__ = ["register", "run_check"]
 
 
-def _unreadable(path: str) -> str | None:
-    """Why the checker cannot read ``path`` without waiting or reading forever, or None.
-
-    The checker reads whole files: a named pipe without a writer would block it forever and a
-    device such as ``/dev/zero`` would never end, so only regular files (or missing ones and
-    folders, which the checker reports itself) are handed to it. ``-`` is no file name here.
-    """
-    if path == "-":
-        return "'-' (standard input) is not supported: give the file's name"
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None  # missing or not accessible: the checker says so (E_IO)
-    if stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
-        return None
-    return f"{path} is not a regular file (a pipe, a device or a socket)"
+def _for_checker(path: str, folder: str, name: str) -> str:
+    """A name the checker can read for ``path``: ``path`` itself when it is a regular file, a folder or
+    missing (the checker reports those), else a copy of its bytes in ``folder``; FileAccessError
+    when they cannot be read, or a pipe or standard input gives none."""
+    if path == STDIO:
+        data = read_stdin_bytes("a file", "give the file's name, or pipe the file")
+        if not data:
+            raise FileAccessError("standard input is empty")
+    else:
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return path
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            return path
+        data = read_input_bytes(path)
+        if not data:
+            raise FileAccessError(f"{path} is empty (a pipe without data)")
+    copy = os.path.join(folder, name)
+    with open(copy, "wb") as f:
+        f.write(data)
+    return copy
 
 
 def _as_operand(path: str) -> str:
@@ -40,35 +51,16 @@ def _as_operand(path: str) -> str:
     return os.path.join(".", path) if path.startswith("-") else path
 
 
-def _stdin_copy(folder: str) -> tuple[str | None, str | None]:
-    """``(path of a copy of standard input in folder, None)``, or ``(None, why it cannot be read)``."""
-    stream = sys.stdin
-    if stream is None or stream.closed:
-        return None, "'-' reads standard input, which is closed"
-    try:
-        if stream.isatty():
-            return None, "'-' reads standard input, but nothing is piped in: give a file name or pipe the file"
-        data = stream.buffer.read()
-    except OSError as e:
-        return None, f"cannot read standard input: {e.strerror or e}"
-    path = os.path.join(folder, "stdin")
-    with open(path, "wb") as f:
-        f.write(data)
-    return path, None
-
-
 def run_check(args: argparse.Namespace) -> int:
     """Print the checker's verdict line and diagnostics; return its exit code (0/1/2/3)."""
-    cert, network = args.cert, args.network
     with tempfile.TemporaryDirectory(prefix="exactnet-check-") as folder:
-        why = "'-' (standard input) can give only one of the two files" if cert == network == "-" else None
-        if why is None and "-" in (cert, network):
-            copy, why = _stdin_copy(folder)
-            cert, network = (copy if cert == "-" else cert), (copy if network == "-" else network)
-        for path in [cert] + ([network] if network else []):
-            why = why or _unreadable(path)
-        if why:  # the checker's own format and exit code for an I/O error
-            print(f"s NOT VERIFIED\nc line 0 E_IO: {why}")
+        try:
+            if args.cert == args.network == STDIO:
+                raise FileAccessError("'-' (standard input) can give only one of the two files")
+            cert = _for_checker(args.cert, folder, "certificate")
+            network = _for_checker(args.network, folder, "network.json") if args.network else None
+        except FileAccessError as e:  # the checker's own format and exit code for an I/O error
+            print(f"s NOT VERIFIED\nc line 0 E_IO: {e}")
             return 3
         argv = [_as_operand(cert)] + (["--network", _as_operand(network)] if network else [])
         return int(load_checker().main(argv))

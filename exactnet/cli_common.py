@@ -30,6 +30,7 @@ from .qq import parse_box, parse_vector
 
 __all__ = [
     "STDIO",
+    "read_stdin_bytes",
     "refuse_stdio",
     "shown",
     "stdout_write",
@@ -86,19 +87,28 @@ def load_network_arg(args: argparse.Namespace, dest: str = "network") -> Network
     return _network_from_stdin()
 
 
-def _network_from_stdin() -> Network:
+def read_stdin_bytes(what: str, hint: str) -> bytes:
+    """Standard input's bytes for a ``-`` argument (``what`` it gives, e.g. "a network"); one
+    error line when it is closed or a terminal (``hint``: what to do instead: never a wait for
+    typing) or cannot be read."""
     stream = sys.stdin
     if stream is None or stream.closed:
-        raise FileAccessError("'-' reads a network from standard input, which is closed")
+        raise FileAccessError(f"'-' reads {what} from standard input, which is closed")
     try:
         if stream.isatty():
-            raise FileAccessError("'-' reads a network from standard input, but nothing is piped in "
-                                  "(give a file name, or pipe an exactnet JSON network)")
-        text = stream.read()
-    except UnicodeDecodeError:
-        raise FormatError("standard input is not UTF-8 text (only JSON networks can be piped in)") from None
+            raise FileAccessError(f"'-' reads {what} from standard input, but nothing is piped in ({hint})")
+        raw = getattr(stream, "buffer", None)  # (a text stream without one: an embedding program's)
+        return raw.read() if raw is not None else stream.read().encode("utf-8")
     except OSError as e:
         raise FileAccessError(f"cannot read standard input: {e.strerror or e}") from None
+
+
+def _network_from_stdin() -> Network:
+    data = read_stdin_bytes("a network", "give a file name, or pipe an exactnet JSON network")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("standard input is not UTF-8 text (only JSON networks can be piped in)") from None
     if not text.strip():
         raise FormatError("standard input is empty ('-' reads an exactnet JSON network from it)")
     try:

@@ -133,19 +133,26 @@ def existing_file(path: str | os.PathLike) -> Path:
     return p
 
 
+#: Seconds a named pipe may stay without a writer before it is read as empty (never an endless wait).
+PIPE_WRITER_WAIT = 10.0
+
+
 def read_input_bytes(path: str | os.PathLike) -> bytes:
     """The bytes of the input file ``path``, with one-line errors naming it.
 
-    A regular file is read; so is a pipe that has a writer (``<(command)`` or ``/dev/stdin``
-    with something piped in). A named pipe without a writer reads as empty instead of waiting
-    forever (it is opened without blocking), and devices (``/dev/zero``, a terminal) and sockets
-    are refused, as they could be read without end.
+    A regular file is read; so is a pipe: one with a writer (``<(command)``, ``/dev/stdin`` with
+    something piped in) at once, a named pipe whose writer comes later once it does. The pipe is
+    opened without blocking, so a named pipe that no writer opens within :data:`PIPE_WRITER_WAIT`
+    seconds reads as empty instead of waiting forever. Devices (``/dev/zero``, a terminal) and
+    sockets are refused, as they could be read without end.
     """
     import stat
+    import time
 
     p = Path(path)
+    nonblock = getattr(os, "O_NONBLOCK", 0)  # (not on Windows, which has no named pipes in its file system)
     try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(p, os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise FileAccessError(f"file not found: {p}") from None
     except IsADirectoryError:
@@ -158,9 +165,26 @@ def read_input_bytes(path: str | os.PathLike) -> bytes:
             raise FileAccessError(f"{p} is a folder, not a file")
         if not (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
             raise FileAccessError(f"{p} is not a regular file (a device or a socket)")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)  # a pipe with a writer: wait for its data; without one: end of file
-        chunks = []
+        if stat.S_ISFIFO(st.st_mode) and nonblock:
+            # without a writer a non-blocking read returns b"" at once: wait for one to open the pipe;
+            # with a writer it raises BlockingIOError until data comes: then block like any reader
+            deadline = time.monotonic() + PIPE_WRITER_WAIT
+            while True:
+                try:
+                    first = os.read(fd, 1 << 20)
+                except BlockingIOError:  # a writer, no data yet
+                    os.set_blocking(fd, True)
+                    first = os.read(fd, 1 << 20)  # its data, or b"": it closed without writing
+                    break
+                if first or time.monotonic() > deadline:
+                    break
+                time.sleep(0.02)
+            if not first:
+                return b""
+            os.set_blocking(fd, True)
+            chunks = [first]
+        else:
+            chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:

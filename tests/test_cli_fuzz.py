@@ -13,6 +13,8 @@ import io
 import json
 import os
 import signal
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from exactnet.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "examples" / "example_a.json").read_text()  # (2, 3, 1)
 CERT = ROOT / "tests" / "certs" / "valid" / "hidden_symmetry_a.cert"
+NET_OF_CERT = ROOT / "examples" / "example_a.json"  # the network CERT is about
 LAYERS = json.loads(GOOD)["layers"]
 
 
@@ -119,12 +122,35 @@ def test_convert_keeps_a_json_inputs_own_source_that_is_not_an_object(capsys, ws
 
 @pytest.mark.parametrize("cmd", [["info"], ["convert", "-o", "o.json"], ["equiv", "good.json"]])
 @pytest.mark.parametrize("name", ["pipe.json", "pipe.npz", "pipe.onnx"])
-def test_a_named_pipe_without_a_writer_is_no_hang(capsys, ws, cmd, name):
-    """Opening a FIFO for reading waits for a writer: the commands waited forever."""
+def test_a_named_pipe_without_a_writer_is_no_hang(capsys, ws, monkeypatch, cmd, name):
+    """Opening a FIFO for reading waits for a writer: the commands waited forever. Now a JSON reader
+    waits PIPE_WRITER_WAIT seconds for one (shortened here), binary readers refuse pipes."""
+    monkeypatch.setattr("exactnet.fileio.PIPE_WRITER_WAIT", 0.3)
     os.mkfifo(name)
     code, _, err = run(capsys, cmd[0], name, *cmd[1:])
     assert_one_line_error(code, err, name)
     assert "empty" in err or "not a regular file" in err
+
+
+def _late_writer(path, data, delay=0.5):
+    """Open the named pipe ``path`` for writing after ``delay`` seconds and write ``data``."""
+    def write():
+        time.sleep(delay)
+        with open(path, "wb") as f:
+            f.write(data)
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    return t
+
+
+def test_a_named_pipe_whose_writer_comes_later_is_read(capsys, ws):
+    """Review finding: a writer that opened the pipe after exactnet found it 'empty' (and then
+    waited forever for a reader). exactnet now waits for the writer, up to PIPE_WRITER_WAIT s."""
+    os.mkfifo("late.json")
+    t = _late_writer("late.json", GOOD.encode())
+    code, out, err = run(capsys, "info", "late.json")
+    t.join(5)
+    assert code == 0 and "architecture  2,3,1" in out and not t.is_alive(), err
 
 
 def test_a_pipe_with_a_writer_is_still_read(capsys, ws):
@@ -230,11 +256,36 @@ def test_onnx_malformed_nodes(capsys, ws, case):
 # --- check: the checker's protocol, but never a hang -----------------------------------------
 
 @pytest.mark.parametrize("where", ["cert", "network"])
-def test_check_refuses_a_pipe_instead_of_waiting(capsys, ws, where):
+def test_check_does_not_wait_forever_for_a_pipe(capsys, ws, monkeypatch, where):
+    monkeypatch.setattr("exactnet.fileio.PIPE_WRITER_WAIT", 0.3)
     os.mkfifo("pipe")
     argv = ["check", "pipe"] if where == "cert" else ["check", str(CERT), "--network", "pipe"]
     code, out, err = run(capsys, *argv)
-    assert code == 3 and out.startswith("s NOT VERIFIED\nc line 0 E_IO: pipe is not a regular file"), (out, err)
+    assert code == 3 and out.startswith("s NOT VERIFIED\nc line 0 E_IO: pipe is empty"), (out, err)
+    code, out, err = run(capsys, "check", "/dev/zero")
+    assert code == 3 and "E_IO: /dev/zero is not a regular file" in out, (out, err)
+
+
+@pytest.mark.parametrize("where", ["cert", "network"])
+def test_check_reads_pipes_like_the_checker(capsys, ws, where):
+    """Review finding: ``exactnet check <(cat c.cert)`` and ``... --network <(cat net.json)`` were
+    refused (E_IO) where ``python proofs/check.py`` reads them; a late writer of a named pipe too."""
+    src = CERT if where == "cert" else NET_OF_CERT
+    r, w = os.pipe()
+    os.write(w, src.read_bytes())
+    os.close(w)
+    try:
+        fd = f"/dev/fd/{r}"
+        code, out, err = run(capsys, *(["check", fd, "--network", str(NET_OF_CERT)] if where == "cert"
+                                       else ["check", str(CERT), "--network", fd]))
+    finally:
+        os.close(r)
+    assert code == 0 and out.startswith("s VERIFIED"), (out, err)
+    os.mkfifo("late")
+    t = _late_writer("late", src.read_bytes())
+    code, out, err = run(capsys, *(["check", "late"] if where == "cert" else ["check", str(CERT), "--network", "late"]))
+    t.join(5)
+    assert code == 0 and out.startswith("s VERIFIED"), (out, err)
 
 
 def test_check_a_certificate_whose_name_starts_with_a_dash(capsys, ws):
