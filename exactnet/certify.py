@@ -12,7 +12,8 @@ The verdict is one of
 
 Order of the attempts: the structural hidden-symmetry rules of
 :mod:`exactnet.symmetry_rules` (any depth; when several apply, the one reported is chosen by an
-orbit-invariant key, so a permuted or rescaled copy is told the same mechanism); the complete
+orbit-invariant key, so a permuted or rescaled copy of a network without zero incoming rows is told
+the same mechanism); the complete
 shallow analysis for one hidden layer; the global theorem for two hidden layers (rule deep-2);
 neurons dead or stably active on the whole input space without a structural reason
 (:mod:`exactnet.sign_symmetry`); the exact fibre search for tiny deep networks (run on the
@@ -95,9 +96,14 @@ def _rule_symmetry(net: Network, canon: Callable[[], tuple[Network, list] | None
     indices in the canonical form (``canon()``, :func:`exactnet.symmetry.canonical_map`).
 
     The set of rules that apply is orbit-invariant (every side condition is a sign, zero or
-    proportionality condition that permuting and positively scaling neurons keeps), so the mechanism
-    and layer chosen are always the same for the orbit; the neurons too when the canonical map
-    exists (no ties resolved differently, no zero incoming rows), else the first in ``net``'s order.
+    proportionality condition that permuting and positively scaling neurons keeps). Which of them
+    leave the orbit is too, except with zero incoming rows: the sign moves of ``dead`` / ``active``
+    change fixed entries (``W_(l+1)[0][i]``, ``b_l[i]``) and :func:`exactnet.symmetry.same_orbit`
+    answers some zero-row pairs only with UndecidedError, so a copy may skip a candidate that the
+    original keeps. Without zero rows the mechanism and layer chosen are the same for the orbit,
+    and the neurons too when the canonical map exists (ties resolved alike), else the first in
+    ``net``'s order. (Measured by a review: zero-row networks only, about 2% of the sampled ones
+    with several rules, get two mechanism names; the verdict never differed.)
     The rule itself is applied to ``net`` in the user's indices, so the certificate (whose rule line
     the checker replays on ``net``) is about the network as given."""
     from .certificate import write_certificate

@@ -18,7 +18,7 @@ def _run(args: argparse.Namespace) -> int:
     from .survey import run_survey
 
     if args.output == "":  # an empty name is not "no results file"
-        output_target(args.output)
+        raise FileAccessError("cannot write to an empty file name (survey -o)")
     if args.dask == "":  # an empty address is not "no cluster": it ran locally without a word
         raise FormatError("--dask needs a scheduler address, e.g. tcp://127.0.0.1:8786")
     if args.resume and not args.output:

@@ -483,7 +483,8 @@ def grid_fibre(
     a zero incoming row whose group holds another orbit is then confirmed with
     :func:`exactnet.equivalence.equivalent` against a member of another orbit (so a value
     collision between different functions is never reported). Networks with a zero incoming
-    row are counted in ``zero_row`` and not reported (canonical forms are incomplete there).
+    row are counted in ``zero_row`` and not reported (the independent checker cannot certify
+    "outside the orbit" for them, see :func:`exactnet.symmetry.same_orbit`).
     """
     import numpy as np
 

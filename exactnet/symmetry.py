@@ -527,7 +527,9 @@ def _silent_scales(rows, L: int, silent: list[list[bool]], order: list[list[int]
                 if w != 0:  # i is silent: a silent neuron has no other nonzero weights
                     a, c = find((l - 1, i)), find((l, k))
                     if a != c:
-                        parent[a if a != "root" else c] = c if a != "root" else a
+                        if a == "root":  # the root stays a root: hang the other group under it
+                            a, c = c, a
+                        parent[a] = c
                         links.setdefault((l - 1, i), []).append(((l, k), abs(w), True))
                         links.setdefault((l, k), []).append(((l - 1, i), abs(w), False))
     scale = dict(rooted)
@@ -605,8 +607,8 @@ def same_orbit(a: Network, b: Network) -> bool:
         if zero_row_counts(a) != zero_row_counts(b):
             return False  # zero rows are preserved by every group element
         raise UndecidedError(
-            "same_orbit: both networks have hidden neurons with zero incoming rows, where the "
-            "canonical form is not a complete invariant"
+            "same_orbit: both networks have hidden neurons with zero incoming rows; their canonical "
+            "forms differ, but the checker (proofs/orbit.py) cannot certify 'different orbits' there"
         )
     return False
 

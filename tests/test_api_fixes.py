@@ -190,8 +190,8 @@ _ZERO_ROWS = Network.unflatten((1, 3, 2, 1), ["0", "-2", "0", "0", "1/2", "0", "
 
 
 def test_zero_rows_same_orbit_stays_sound():
-    """With zero incoming rows the form is not complete: same_orbit must not answer False for
-    two elements of one orbit (it may answer True or raise UndecidedError)."""
+    """With zero incoming rows same_orbit must not answer False for two elements of one orbit (it
+    may answer True or raise UndecidedError: the checker cannot certify 'different orbits' there)."""
     from exactnet.errors import UndecidedError
     from exactnet.symmetry import canonical_form, same_orbit
 

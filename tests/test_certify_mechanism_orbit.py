@@ -1,4 +1,6 @@
-"""The mechanism ``certify`` names for a hidden symmetry is the same for the whole orbit.
+"""The mechanism ``certify`` names for a hidden symmetry is the same for the whole orbit (of a
+network without zero incoming rows; see :func:`exactnet.certify._rule_symmetry` for why zero rows
+can still give two proved names).
 
 When several structural rules apply (say neuron (2,0) is dead by structure and (2,1) stably
 active), certify used to report the first one ``find_rules`` yields, in the neuron order the user

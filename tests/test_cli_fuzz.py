@@ -8,11 +8,9 @@ lines on stdout, exit 3 for an input it cannot read).
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
-import signal
 import threading
 import time
 import zipfile
@@ -21,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exactnet.cli import main
+from cli_util import assert_one_line_error, run, workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "examples" / "example_a.json").read_text()  # (2, 3, 1)
@@ -30,53 +28,10 @@ NET_OF_CERT = ROOT / "examples" / "example_a.json"  # the network CERT is about
 LAYERS = json.loads(GOOD)["layers"]
 
 
-class Hang(BaseException):
-    """Raised by the alarm of :func:`_deadline`; not an OSError (TimeoutError is one, and the file
-    readers would report it as a read error) and not an Exception (no fallback may swallow it)."""
-
-
-@contextlib.contextmanager
-def _deadline(seconds: float):
-    """Fail the test instead of hanging (a blocking open of a pipe is interrupted by the alarm)."""
-    def _alarm(signum, frame):
-        raise Hang(f"the command did not finish within {seconds} s (a hang)")
-
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
-def run(capsys, *argv, seconds: float = 10):
-    with _deadline(seconds):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:  # argparse
-            code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, err, *needles):
-    assert code == 2, err
-    assert err.startswith("exactnet: error: ") and err.count("\n") == 1, err
-    for n in needles:
-        assert n in err, err
-
-
 @pytest.fixture
 def ws(tmp_path, monkeypatch):
     """A work folder holding good.json; returns a snapshot of the file names in it."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "good.json").write_text(GOOD)
-
-    def files():
-        return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-
-    return files
+    return workspace(tmp_path, monkeypatch, GOOD)
 
 
 # --- network files that are not what they claim ---------------------------------------------

@@ -15,39 +15,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exactnet.cli import main
+from cli_util import assert_one_line_error, run, workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "examples" / "example_a.json").read_text()  # (2, 3, 1), has a hidden symmetry
 
 
-def run(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:  # argparse
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, err, *needles):
-    assert code == 2, err
-    assert err.startswith("exactnet: error: ") and err.count("\n") == 1, err
-    assert "Traceback" not in err
-    for n in needles:
-        assert n in err, err
-
-
 @pytest.fixture
 def ws(tmp_path, monkeypatch):
     """A work folder holding good.json and a folder named out.json; returns a snapshot function."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "good.json").write_text(GOOD)
+    files = workspace(tmp_path, monkeypatch, GOOD)
     (tmp_path / "out.json").mkdir()
-
-    def files():
-        return sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
-
     return files
 
 

@@ -99,8 +99,9 @@ def test_group_actions_validate():
 
 
 def test_zero_row_counts_separate_orbits_that_canonical_forms_cannot():
-    """All-zero (2,2,2,1): every neuron has a zero row, so canonical forms are not complete; a theta'
-    with one row fewer at zero is still provably outside the orbit (the count is an invariant)."""
+    """All-zero (2,2,2,1): every neuron has a zero row, so the checker cannot compare canonical
+    forms; a theta' with one row fewer at zero is still provably outside the orbit (the count is an
+    invariant)."""
     from exactnet.certify import certify
     from exactnet.symmetry import random_orbit_element, zero_row_counts
 
