@@ -207,34 +207,26 @@ def _layer_orders(rows, l: int, L: int, counter: _Counter):
     Returns ``(W, b, W2, b2, orders)``: the layer's scaled rows ``W``, ``b``, the next layer's
     compensated columns ``W2`` (bias ``b2``), and the neuron orders whose canonical completions
     compete (one order in the last hidden layer, or when no neurons tie). Counts the orders in
-    ``counter`` and raises :class:`LimitError` past :data:`TIE_LIMIT`.
+    ``counter`` and raises :class:`LimitError` past :data:`TIE_LIMIT`. Networks without zero
+    incoming rows only (:func:`canonical_form` sends the others to :func:`_canon_silent`).
     """
     W, b = rows[l - 1]
     W2, b2 = rows[l]
     n = len(b)
     normal: list[tuple[tuple, int]] = []
-    zero: list[int] = []
     W = [list(r) for r in W]
     b = list(b)
     W2 = [list(r) for r in W2]
     for i in range(n):
         nr = normalised_row(W[i], b[i])
         if nr is None:
-            zero.append(i)
-            col = [r[i] for r in W2]
-            s = next((abs(v) for v in col if v != 0), None)
-            if s is not None:
-                for r in W2:
-                    r[i] = r[i] / s
-        else:
-            s = abs(next(v for v in list(W[i]) + [b[i]] if v != 0))
-            W[i] = [v / s for v in W[i]]
-            b[i] = b[i] / s
-            for r in W2:
-                r[i] = r[i] * s
-            normal.append((nr, i))
-    # zero-row neurons sorted by their (normalised) outgoing column, ties grouped
-    zkeys = sorted(((tuple(r[i] for r in W2), i) for i in zero), key=lambda t: t[0])
+            raise ExactnetError("internal: a zero incoming row reached the form without zero rows")
+        s = abs(next(v for v in list(W[i]) + [b[i]] if v != 0))
+        W[i] = [v / s for v in W[i]]
+        b[i] = b[i] / s
+        for r in W2:
+            r[i] = r[i] * s
+        normal.append((nr, i))
     if l == L - 1:
         # Last hidden layer: no later layer depends on the order, so sorting by (normalised row,
         # scaled outgoing column) gives the least serialisation at once, with no enumeration
@@ -243,17 +235,12 @@ def _layer_orders(rows, l: int, L: int, counter: _Counter):
         counter.n += 1  # one ordering, counted as the checker counts it (proofs/orbit.py)
         if counter.n > TIE_LIMIT:
             raise LimitError(f"canonical form: more than {TIE_LIMIT} orderings of tied neurons to try")
-        return W, b, W2, b2, [[i for _, i in normal] + [i for _, i in zkeys]]
+        return W, b, W2, b2, [[i for _, i in normal]]
     # group into tie classes, sorted
     normal.sort(key=lambda t: t[0])
     groups: list[list[int]] = []
     for k, (nr, i) in enumerate(normal):
         if k and normal[k - 1][0] == nr:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    for k, (col, i) in enumerate(zkeys):
-        if k and zkeys[k - 1][0] == col:  # a zero group never merges with a normal one
             groups[-1].append(i)
         else:
             groups.append([i])
