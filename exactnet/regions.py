@@ -153,7 +153,8 @@ def _mk_constraint_rec(rec, witness, new=object.__new__, cls=Constraint):
     """``Constraint(normal, offset, neuron, None, witness, box_side)`` from a planar record of
     :mod:`exactnet.regions2d` (``rec[7]``, ``rec[8]``, ``rec[5]``, ``rec[6]``), as
     :func:`_maker` builds it (fields in declaration order); called through ``map`` over a
-    cell's records and witnesses (no argument tuple per facet)."""
+    cell's records and witnesses (no argument tuple per facet), and by
+    :func:`exactnet.regions2d.cells_2d` once per facet."""
     obj = new(cls)
     d = obj.__dict__
     d["normal"] = rec[7]
@@ -1213,7 +1214,7 @@ def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, origina
 
     leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
     want_v = vertices if vertices is not None else True
-    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, Constraint)
+    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint_rec)
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
     rc.has_vertices = want_v
     return rc
