@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from itertools import combinations, product
 from random import Random
-from typing import Sequence
+from typing import Callable, Sequence
 
 from flint import fmpq, fmpq_mat, fmpz_mat
 
@@ -552,7 +552,25 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                               {"bends": len(P), "covers": len(covers)})
         obstruct.append(pts)
     body += [f"obstruct {len(p)} " + " ".join(_pt(x) for x in p) for p in obstruct]
-    # anchor and steps
+    if not any(any(W3[o][k] != 0 for o in range(m)) for k in range(n2)):
+        return DeepResult(None, "zero output weights")
+    stats = {"bends": len(P), "covers": len(covers)}
+    lines = anchor_and_steps(net, t, rng, pool)
+    if lines is None:
+        return DeepResult(None, "no anchor cell and steps pin the second layer", stats)
+    return DeepResult(body + lines, "rule deep-2 applies", {**stats, "steps": len(lines) - 1})
+
+
+def anchor_and_steps(net: Network, t: list[Vec], rng: Random, pool: list[tuple[Vec, tuple]],
+                     keep: Callable[[Vec], bool] | None = None) -> list[str] | None:
+    """The ``anchor`` and ``step`` / ``jump`` lines of Lemmas E, F, F' for the two-hidden-layer
+    ``net`` (``t``: its first-layer forms), or None. ``pool``: points of ``V(f)`` with one vanishing
+    neuron (:func:`_patch_points`). ``keep``: when given, only points where it holds are used
+    (rule deep-3 runs these lemmas on one open cell of a deeper network)."""
+    n1, n2, m = len(t), net.architecture[2], net.architecture[3]
+    W3 = net.weights(3)
+    if keep is not None:
+        pool = [(x, h) for x, h in pool if keep(x)]
     cells: dict[tuple, dict[int, Vec]] = {}
     for x, h in pool:
         s = tuple(_sgn(_dot(r, x)) for r in t)
@@ -563,13 +581,13 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
             if _dot(g, x) == 0 and any(v != 0 for v in g[:-1]):
                 cells.setdefault(s, {}).setdefault(k, x)
     if not any(any(W3[o][k] != 0 for o in range(m)) for k in range(n2)):
-        return DeepResult(None, "zero output weights")
+        return None
 
     def distinct(s: tuple, k: int) -> bool:
         g = [_gamma(net, s, mm) for mm in range(n2)]
         return any(v != 0 for v in g[k][:-1]) and all(mm == k or _rank([g[k], g[mm]]) == 2 for mm in range(n2))
 
-    def pin(facets: list) -> DeepResult | None:
+    def pin(facets: list) -> list[str] | None:
         """An anchor and steps that pin every second-layer weight, with the facet points ``facets``."""
         for s0, pts in cells.items():
             if len(pts) < n2 or not all(distinct(s0, k) for k in range(n2)):
@@ -606,21 +624,17 @@ def deep_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                 if not progress and jumps_ok:
                     progress = _jump_steps(net, t, s0, facets, known, equations, steps)
             if all(map(all, known)):
-                anchor = "anchor " + " ".join(_pt(pts[k]) for k in range(n2))
-                return DeepResult(body + [anchor] + steps, "rule deep-2 applies",
-                                  {"bends": len(P), "covers": len(covers), "steps": len(steps)})
+                return ["anchor " + " ".join(_pt(pts[k]) for k in range(n2))] + steps
         return None
 
     if all(any(W3[o][k] != 0 for o in range(m)) for k in range(n2)):  # an anchor needs them (Lemma E)
-        facets = _facet_points(net, t, rng)
+        facets = [f for f in _facet_points(net, t, rng) if keep is None or keep(f[1])]
         res = pin(facets)
         if res is None:  # the random lines can miss a facet piece: complete them by LP, try once more
-            more = _facet_points_lp(net, t, facets)
+            more = [f for f in _facet_points_lp(net, t, facets) if keep is None or keep(f[1])]
             res = pin(facets + more) if more else None
-        if res is not None:
-            return res
-    return DeepResult(None, "no anchor cell and steps pin the second layer",
-                      {"bends": len(P), "covers": len(covers)})
+        return res
+    return None
 
 
 def moved_back(body: list[str], maps) -> list[str]:
