@@ -5,7 +5,8 @@ The verdict is one of
 * ``HIDDEN-SYMMETRY``: an explicit ``theta'`` computes the same function and lies outside
   the orbit of ``theta`` (mechanism named);
 * ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`; two
-  hidden layers when the hypotheses of rule deep-2 hold: :mod:`exactnet.deep_identifiable`);
+  hidden layers when the hypotheses of rule deep-2 hold: :mod:`exactnet.deep_identifiable`; three
+  hidden layers with input and first width 2 by rule deep-3: :mod:`exactnet.deep3_identifiable`);
 * ``LOCALLY-IDENTIFIABLE``: the Jacobian has rank ``D - N`` at points inside activation
   regions, so no other parameter of the fibre is near ``theta`` (:mod:`exactnet.fdim`);
 * ``UNDECIDED``: with the reason. This says nothing about the network.
@@ -14,7 +15,8 @@ Order of the attempts: the structural hidden-symmetry rules of
 :mod:`exactnet.symmetry_rules` (any depth; when several apply, the one reported is chosen by an
 orbit-invariant key, so a permuted or rescaled copy of a network without zero incoming rows is told
 the same mechanism); the complete
-shallow analysis for one hidden layer; the global theorem for two hidden layers (rule deep-2);
+shallow analysis for one hidden layer; the global theorems for two hidden layers (rule deep-2) and for
+``(2, 2, n2, n3, m)`` (rule deep-3);
 neurons dead or stably active on the whole input space without a structural reason
 (:mod:`exactnet.sign_symmetry`); the exact fibre search for tiny deep networks (run on the
 canonical form, whose theta' is moved back to the user's coordinates, so every member of an
@@ -235,6 +237,7 @@ STAGES = {
     "_rule_symmetry": "structural hidden-symmetry rules",
     "certify_shallow": "one hidden layer: the complete answer",
     "certify_deep": "two hidden layers: rule deep-2",
+    "certify_deep3": "three hidden layers, input and first width 2: rule deep-3",
     "_sign_symmetry": "sign facts on the whole input space (exact LP)",
     "_fibre_symmetry": "exact fibre search",
     "certify_local": "Jacobian rank (functional dimension)",
@@ -247,6 +250,9 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     ``progress(stage)`` is called before each attempt with its name from :data:`STAGES`, and
     with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
+    if net.depth > 3 and not (net.depth == 4 and net.architecture[:2] == (2, 2)):
+        reasons.append("no proven global rule for this architecture (deep networks: rule deep-3 needs three hidden "
+                       "layers with input and first hidden width 2)")
     # the rule stage and the fibre search both need canonical_map(net): compute it at most once
     canon = functools.cache(lambda: canonical_map(net))
     attempts = []
@@ -260,6 +266,10 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
         from .deep_identifiable import certify_deep
 
         attempts.append(certify_deep)
+    if net.depth == 4 and net.architecture[:2] == (2, 2) and _have("deep3_identifiable"):
+        from .deep3_identifiable import certify_deep3
+
+        attempts.append(certify_deep3)
     if _have("sign_symmetry") and _have("equivalence"):
         attempts.append(_sign_symmetry)
     if _have("fibre_search"):
@@ -281,12 +291,10 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
             res = _checked(res, net)
         if res.verdict != "UNDECIDED":
             if res.verdict == "LOCALLY-IDENTIFIABLE":  # the global question stayed open: say why
-                why = "; ".join(reasons) or "no global rule covers three or more hidden layers"
+                why = "; ".join(reasons) or "no global rule applies"
                 res.reason += f"; global identifiability is not decided ({why})"
             return res
         reasons.append(res.reason)
-    if net.depth > 3:
-        reasons.append("no proven global rule for networks with three or more hidden layers yet")
     return CertifyResult("UNDECIDED", None, "; ".join(reasons) or "no rule applies")
 
 

@@ -3,7 +3,7 @@
 from itertools import combinations, product
 from math import lcm, prod
 
-from proofs.check import Malformed, Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine
+from proofs.check import Malformed, Net, Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine
 from proofs.check import no_flip_set, qs, rank, require, wellformed
 
 MAX_MODE_CONFIGS = 2 ** 12
@@ -125,9 +125,9 @@ def _bend(net, ln, t):
             "a hidden neuron breaks the condition on (z, x), or vanishes on (x, y], or no kink")
     return x
 
-def _covers(net, P, ln0):
-    """Lemma C: the tight covers, as lists of spanning point tuples (E_COVER when one is free)."""
-    flats, found, nodes, n0, n1 = [{} for _ in P], [], [0], net.arch[0], net.arch[1]
+def _covers(n0, n1, P, ln0):
+    """Lemma C: the tight covers by n1 hyperplanes, as lists of spanning point tuples (E_COVER if one is free)."""
+    flats, found, nodes = [{} for _ in P], [], [0]
     for i, p in enumerate(P):
         for k in range(n0):
             for T in combinations([j for j in range(len(P)) if j != i], k):
@@ -153,24 +153,40 @@ def _covers(net, P, ln0):
     go(frozenset(range(len(P))), [])
     return found
 
-def _piece(net, ln, code, k, z):
+def _piece(net, ln, code, k, z, keep):
     """Lemma E: z in an open first-layer cell C on a separate visible piece of neuron (2, k): (signs, gamma_C)."""
     s = [_sgn(v) for v in forward(net, z)[0][0]]
     g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * net.arch[2])[1]]
-    require(0 not in s and k < net.arch[2] and dot(g[k], z) + g[k][-1] == 0 and any(g[k][:-1])
+    require(keep(z) and 0 not in s and k < net.arch[2] and dot(g[k], z) + g[k][-1] == 0 and any(g[k][:-1])
             and all(r == k or rank([g[k], g[r]]) == 2 for r in range(net.arch[2])), code, ln,
-            f"not on a separate visible piece of second-layer neuron {k} in an open cell")
+            f"not on a separate visible piece of second-layer neuron {k} in an open cell (in C+ for deep-3)")
     return s, g
 
-def _inside(P, span, pts):
-    """Every point strictly on one side of each hyperplane of the cover (through P[i], i in sp) as pts[0]."""
-    sg = [[_sgn(eliminate([[a - b for a, b in zip(P[i], P[sp[0]])] for i in sp[1:]] +
-                          [[a - b for a, b in zip(y, P[sp[0]])]])[1]) for sp in span] for y in pts]
-    return all(0 not in v and v == sg[0] for v in sg)
+def _sides(P, span, y):
+    """The sides (-1, 0, 1) of y of the hyperplanes through P[i], i in sp, for each sp in span."""
+    return tuple(_sgn(eliminate([[a - b for a, b in zip(P[i], P[sp[0]])] for i in sp[1:]] +
+                                [[a - b for a, b in zip(y, P[sp[0]])]])[1]) for sp in span)
 
-def deep_2(cert, body):
-    net, ln0 = cert.network, body[0][0]
-    require(net.depth == 3 and net.arch[0] >= 2, "E_DEPTH", ln0, "deep-2 needs two hidden layers and n0 >= 2")
+def _inside(P, span, pts):
+    """Every point strictly on one side of each hyperplane of the cover as pts[0]."""
+    return all(0 not in v and v == _sides(P, span, pts[0]) for v in (_sides(P, span, y) for y in pts))
+
+def _refutes(P, y, pair, u, g):
+    """lemmas/deep3_identifiability.md, Step 1 (a): a kink at y (local normal g) that no theta' with first layer
+    pair, both active on the quadrant u, has: off u, not parallel to a line of pair on whose side (by u) it is."""
+    v = _sides(P, pair, y)
+    return 0 not in v and v != u and all(a != b or dot(g, [p - q for p, q in zip(P[sp[1]], P[sp[0]])])
+                                         for a, b, sp in zip(v, u, pair))
+
+def deep_2(cert, body, three=False):
+    full, ln0 = cert.network, body[0][0]
+    ok = full.arch[:2] == [2, 2] and full.depth == 4 and rank(full.W[0]) == 2 if three else full.depth == 3
+    require(ok and full.arch[0] >= 2, "E_DEPTH", ln0, "deep-2 needs two hidden layers and n0 >= 2; deep-3 three, "
+            "n0 = n1 = 2 and independent first-layer rows")
+    tf = [list(w) + [c] for w, c in zip(full.W[0], full.b[0])]
+    net = Net.of([[[dot(r, col) for col in zip(*full.W[0])] for r in full.W[1]]] + full.W[2:],  # deep-3: f on C+
+                 [[dot(r, full.b[0]) + c for r, c in zip(full.W[1], full.b[1])]] + full.b[2:]) if three else full
+    keep = (lambda x: all(dot(r, x) + r[-1] > 0 for r in tf)) if three else (lambda x: True)  # C+ (deep-3)
     (n0, n1, n2, m), (W1, W2, W3), t = net.arch, net.W, [list(w) + [c] for w, c in zip(net.W[0], net.b[0])]
     require(all(map(any, W1)) and all(rank([t[i], t[j]]) == 2 for i, j in combinations(range(n1), 2)),
             "E_SAME_HYPERPLANE", ln0, "first layer: a zero row or two rows on one hyperplane")
@@ -182,28 +198,39 @@ def deep_2(cert, body):
         last = order.index(key)
         groups.setdefault(key, []).append((ln, tk[1:] if key != "step" else tk))
     wellformed(len(groups.get("anchor", [])) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
-    # Lemmas A-D: every theta' has theta's first-layer hyperplanes.
-    xs = [_bend(net, ln, tk) for ln, tk in groups["bend"]]
+    # Lemmas A-D (deep-3: Steps 0-2): every theta' has theta's first-layer hyperplanes.
+    xs = [_bend(full, ln, tk) for ln, tk in groups["bend"]]
     P = [x for i, x in enumerate(xs) if x not in xs[:i]]
     require(P, "E_COVER", ln0, "no bend points")
-    patches = []  # (points, number of local hyperplanes) of each obstruct line
+    patches, kinks = [], []  # (points, number of local hyperplanes) per obstruct line; (point, local normal)
     for ln, tk in groups["obstruct"]:
         pts, hyps = _points(n0, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
-            pre = hidden_pre(net, y)
+            pre = hidden_pre(full, y)
             pat, zeros = [int(v > 0) for v in pre], [k for k, v in enumerate(pre) if v == 0]
-            require(len(zeros) == 1 and _kinked(net, pat, zeros[0]), "E_OBSTRUCT", ln,
+            require(len(zeros) == 1 and _kinked(full, pat, zeros[0]), "E_OBSTRUCT", ln,
                     "an obstruction point needs one vanishing neuron, with a kink")
-            g, c = hidden_forms(net, pat)[zeros[0]]
+            g, c = hidden_forms(full, pat)[zeros[0]]
             hyps.add(tuple(v / next(a for a in [*g, c] if a) for v in [*g, c]))
+            kinks.append((y, g))
         patches.append((pts, len(hyps)))
-    for span in _covers(net, P, ln0):  # theta's own hyperplanes, or obstructed
-        require(all(any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in t) for sp in span)
-                or any(nh > n2 and _inside(P, span, pts) for pts, nh in patches), "E_COVER", ln0,
-                "a cover of the bend points other than theta's first layer is not obstructed")
+    on = lambda sp, F: any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in F)  # noqa: E731 (P[sp] on one of F)
+    require(not three or all(any(dot(r, x) + r[-1] == 0 and keep(x) for x in P) for r in t), "E_COVER", ln0,
+            "a second-layer line has no bend point inside C+")
+    for span in _covers(n0, n1 + 2 * three, P, ln0):  # theta's own hyperplanes, or obstructed / refuted
+        for A in combinations(span, 2) if three else []:  # Step 1: an admissible pair is theta's or refuted
+            off = [x for x in P if 0 not in _sides(P, A, x)]
+            u = {_sides(P, A, x) for x in off}
+            if len(u) == 1 and rank([[p - q for p, q in zip(P[sp[1]], P[sp[0]])] for sp in A]) == 2:
+                require(all(on(sp, tf) for sp in A) and all(on(sp, t) for sp in span if sp not in A) and all(map(
+                    keep, off)) or any(_refutes(P, y, A, *u, g) for y, g in kinks) or any(
+                    nh > n2 and _inside(P, span, pts) and {_sides(P, A, pts[0])} == u for pts, nh in patches),
+                    "E_COVER", ln0, "an admissible first layer other than theta's is not refuted")
+        require(three or all(on(sp, t) for sp in span) or any(k > n2 and _inside(P, span, y) for y, k in patches),
+                "E_COVER", ln0, "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
-    pieces = [_piece(net, ln, "E_ANCHOR", k, z) for k, z in enumerate(_points(n0, ln, tk, n2))]
+    pieces = [_piece(net, ln, "E_ANCHOR", k, z, keep) for k, z in enumerate(_points(n0, ln, tk, n2))]
     s0, g0 = pieces[0]
     require(all(s == s0 and any(row[k] for row in W3) for k, (s, _) in enumerate(pieces)), "E_ANCHOR", ln,
             "an anchor point in another cell than the first, or a zero output column")
@@ -214,10 +241,11 @@ def deep_2(cert, body):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            s, g = ([_sgn(v) for v in z] for z in forward(net, _points(n0, ln, tk[1:], 1)[0])[0][:2])  # two layers
-            require(s.count(0) == 1 and 0 not in g and all((k, i) in K for k in range(n2) for i in range(n1)
-                                                           if s[i] == -s0[i]), "E_JUMP", ln,
-                    "not on exactly one first-layer hyperplane, or a crossed pair is not known")  # s0: no zero
+            y = _points(n0, ln, tk[1:], 1)[0]
+            s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # two layers
+            require(keep(y) and s.count(0) == 1 and 0 not in g and all(
+                (k, i) in K for k in range(n2) for i in range(n1) if s[i] == -s0[i]), "E_JUMP", ln,
+                "not on exactly one first-layer hyperplane (in C+ for deep-3), or a crossed pair is not known")
             j, rows = s.index(0), eqs.setdefault(s.index(0), [])
             rows += [[W3[o][k] if g[k] > 0 else Z for k in range(n2)] for o in range(m)]
             unknown = [k for k in range(n2) if (k, j) not in K]
@@ -225,7 +253,7 @@ def deep_2(cert, body):
                 K |= {(k, j) for k in unknown}
             continue
         k = ints(tk[1:2], ln)[0]
-        s, g = _piece(net, ln, "E_STEP", k, _points(n0, ln, tk[2:], 1)[0])
+        s, g = _piece(net, ln, "E_STEP", k, _points(n0, ln, tk[2:], 1)[0], keep)
         J = [j for j in range(n1) if s[j] != s0[j]]
         for r in range(n2):
             T = [t[j] for j in J if (r, j) not in K]
@@ -239,7 +267,8 @@ def deep_2(cert, body):
               [[W2[k][j] * W1[j][i] for k in range(n2) for i in range(n0)] for j in range(n1)]):
         no_flip_set(u, ln0, "flip-set search limited to", "a layer has a flip set")
 
-RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2}
+RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2,
+         "deep-3": lambda cert, body: deep_2(cert, body, True)}
 
 def check(cert):
     ln, t = cert.body[0] if cert.body else (0, [""])
