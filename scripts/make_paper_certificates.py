@@ -12,9 +12,11 @@ recorded as missing, never dropped.
 
 Sections (issue 6, requirement 3):
 
-1. ``LOCALLY-IDENTIFIABLE`` (functional dimension ``D - N``) for six architectures; the
-   ``IDENTIFIABLE`` certificates for these deep architectures are missing (no global theorem
-   for two or more hidden layers in this version).
+1. ``LOCALLY-IDENTIFIABLE`` (functional dimension ``D - N``) for six architectures, and
+   ``IDENTIFIABLE`` for the four with two hidden layers (rule deep-2); for ``(3,4,3,2,1)`` the
+   ``IDENTIFIABLE`` certificate is missing (no global theorem covers it in this version).
+1b. ``(2,2,2,2,1)``: the network ``examples/identifiable_2-2-2-2-1.json`` with ``IDENTIFIABLE``
+   (rule deep-3) and ``LOCALLY-IDENTIFIABLE`` certificates.
 2. Minimal and not identifiable: examples A and B (``HIDDEN-SYMMETRY``).
 3. Width-1 family ``(2,1,1,1)``: 20 seeded samples, each with its ``HIDDEN-SYMMETRY`` witness.
 4. Depth: a ``(2,2,2,2,1)`` network with a ``NOT-SHALLOW`` certificate.
@@ -47,10 +49,16 @@ WIDTH1_ARCH, WIDTH1_SAMPLES = "2,1,1,1", 20
 DEPTH_ARCH, DEPTH_SEED = "2,2,2,2,1", 2
 MAX_SEED = 200
 IDENTIFIABLE_MISSING = (
-    "IDENTIFIABLE certificate missing: the architecture has three or more hidden layers and this "
-    "version proves global identifiability only for two hidden layers (rule deep-2, "
-    "proofs/lemmas/deep_identifiability.md); only the local statement (Jacobian rank D - N) is certified"
+    "IDENTIFIABLE certificate missing: this version proves global identifiability for two hidden layers "
+    "(rule deep-2, proofs/lemmas/deep_identifiability.md) and for three hidden layers only with input and "
+    "first hidden width 2 (rule deep-3, proofs/lemmas/deep3_identifiability.md); only the local statement "
+    "(Jacobian rank D - N) is certified"
 )
+DEEP3_EXAMPLE = "identifiable_2-2-2-2-1"
+
+
+def _deep3_covered(arch: str) -> bool:
+    return arch.split(",")[:2] == ["2", "2"] and len(arch.split(",")) == 5
 
 
 def _slug(arch: str) -> str:
@@ -122,7 +130,7 @@ def _certify_entry(files: dict, name: str, net, expect: str, proves: str, cmd_pr
 def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple[dict, dict]:
     """Return ``(files, manifest)``: file name -> text, and the manifest dict.
 
-    ``only`` restricts to one section ("local", "minimal", "width1", "depth"); ``local_seeds``
+    ``only`` restricts to one section ("local", "deep3", "minimal", "width1", "depth"); ``local_seeds``
     skips the seed search for section 1 (architecture -> seed, as recorded in the manifest).
     """
     files: dict[str, str] = {}
@@ -149,9 +157,26 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
                 how=_certify_local, cmd="fdim {net} --certificate {cert}", **local,
             )
             entries.append(e)
-            if not _two_hidden(arch):
+            if not _two_hidden(arch) and not _deep3_covered(arch):  # (2,2,2,2,1): section deep3
                 missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
                                 "reason": IDENTIFIABLE_MISSING})
+    if only in (None, "deep3"):
+        src = ROOT / "examples" / f"{DEEP3_EXAMPLE}.json"
+        net = load_network(str(src))
+        cp = f"cp examples/{DEEP3_EXAMPLE}.json proofs/certificates/{{}}.json && "
+        D, N = net.num_parameters, net.num_hidden
+        info = dict(section="deep3", source=f"examples/{DEEP3_EXAMPLE}.json", D=D, N=N, functional_dimension=D - N,
+                    cheap=True)
+        entries.append(_certify_entry(
+            files, f"{DEEP3_EXAMPLE}_example", net, "IDENTIFIABLE",
+            "theta of (2,2,2,2,1) is identifiable: every theta' of the architecture computing f is in its orbit "
+            "(rule deep-3, proofs/lemmas/deep3_identifiability.md)",
+            cp.format(f"{DEEP3_EXAMPLE}_example"), net_text=src.read_text(encoding="utf-8"), **info))
+        entries.append(_certify_entry(
+            files, f"local_{_slug('2,2,2,2,1')}_example", net, "LOCALLY-IDENTIFIABLE",
+            f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
+            cp.format(f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
+            how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
@@ -227,6 +252,7 @@ def _readme(manifest: dict) -> str:
          f"Random networks: `{manifest['random_law']}` (same as `exactnet random --max-num {MAX_NUM} --max-den {MAX_DEN}`).",
          ""]
     titles = {"local": "1. Local identifiability, functional dimension D - N",
+              "deep3": "1b. Three hidden layers: an identifiable (2,2,2,2,1) network (rule deep-3)",
               "minimal": "2. Minimal and not identifiable",
               "width1": "3. Width-1 family (2,1,1,1): no identifiable parameter among 20 samples",
               "depth": "4. Depth: NOT-SHALLOW"}

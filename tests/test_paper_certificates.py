@@ -5,7 +5,7 @@ separate process, bound to its network file) and its conclusion must be the one 
 ``manifest.json``; theta' files are re-verified with exactnet (same function at random rational
 points, different canonical form); the cheap entries are regenerated with
 ``scripts/make_paper_certificates.py`` and must equal the stored text byte for byte.
-Missing results (IDENTIFIABLE for three or more hidden layers) must be declared in the manifest.
+Missing results (IDENTIFIABLE for (3,4,3,2,1), which no rule covers) must be declared in the manifest.
 """
 
 import importlib.util
@@ -86,10 +86,15 @@ def test_sections_are_complete_and_missing_results_declared():
         assert e["functional_dimension"] == net.num_parameters - net.num_hidden
         if net.depth == 3:  # two hidden layers: rule deep-2 gives the global statement
             assert e["expected"] in ("IDENTIFIABLE", "LOCALLY-IDENTIFIABLE") and e["status"] == "ok"
-        else:  # no global theorem for three or more hidden layers: declared missing
+        elif net.architecture[:2] == (2, 2):  # (2,2,2,2,1): rule deep-3, for the network of section deep3
+            assert e["network"] not in missing_ident
+        else:  # (3,4,3,2,1): no global theorem, declared missing
             assert net.depth > 3 and e["network"] in missing_ident
-    ident = {tuple(e["architecture"]) for e in secs["local"] if e.get("conclusion") == "IDENTIFIABLE"}
-    assert ident == {(2, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 1), (2, 2, 2, 2)}
+    ident = {tuple(e["architecture"]) for e in secs["local"] + secs["deep3"] if e.get("conclusion") == "IDENTIFIABLE"}
+    assert ident == {(2, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 1), (2, 2, 2, 2), (2, 2, 2, 2, 1)}
+    deep3 = {e["conclusion"]: open(_path(e["network"])).read() for e in secs["deep3"]}  # one theta, both claims
+    assert set(deep3) == {"IDENTIFIABLE", "LOCALLY-IDENTIFIABLE"} and len(set(deep3.values())) == 1
+    assert {m["architecture"] for m in MANIFEST["missing"] if m["kind"] == "IDENTIFIABLE"} == {"3,4,3,2,1"}
     assert len(secs["width1"]) == 20
     assert all(tuple(e["architecture"]) == (2, 1, 1, 1) for e in secs["width1"])
     for e in ENTRIES:  # any entry without its expected verdict is declared, never dropped
@@ -121,7 +126,7 @@ def test_regenerated_text_equals_stored_text():
     seeds = {",".join(map(str, e["architecture"])): e["seed"] for e in ENTRIES if e["section"] == "local"}
     cheap = {e["name"] for e in ENTRIES if e["cheap"]}
     compared = 0
-    for section in ("local", "minimal", "width1", "depth"):
+    for section in ("local", "deep3", "minimal", "width1", "depth"):
         if section == "local":
             # regenerate only the cheap architectures (skip the 1 s rank of (3,4,3,2,1))
             keep = {a: s for a, s in seeds.items() if f"local_{a.replace(',', '-')}_seed{s}" in cheap}
