@@ -129,6 +129,56 @@ class Cell:
     sides: tuple = ()  # per hidden neuron in order: 1 split on this branch, 0 forced
 
 
+def _lazy_field(name):
+    def get(self):
+        self._finish()
+        return self.__dict__[name]
+
+    def put(self, value):  # (``__init__`` of a _LazyCell, e.g. from ``dataclasses.replace``)
+        self.__dict__[name] = value
+
+    return property(get, put)
+
+
+class _LazyCell(Cell):
+    """A :class:`Cell` of the planar engine (:func:`_mk_cell_lazy`) whose ``interior_point``,
+    ``vertices`` and ``corners`` are computed when first asked: ``_lazy = (finish, *args)`` in
+    the instance dict, ``finish(*args)`` returns the three values (the dyadic rounding of the
+    interior point and the angle order of the corners around it, as the eager code computes
+    them). The first access of one of them (or ``==``, ``repr``, a copy) stores the three in
+    the instance dict (whose keys are already the fields in declaration order, then
+    ``_lazy``, which is removed) and turns the object into a plain :class:`Cell`: the same
+    instance dict, type and values as an eager construction, and no cost on later accesses."""
+
+    __slots__ = ()
+
+    interior_point = _lazy_field("interior_point")
+    vertices = _lazy_field("vertices")
+    corners = _lazy_field("corners")
+
+    def _finish(self):
+        d = self.__dict__
+        lazy = d.get("_lazy")
+        if lazy is not None:  # (values stored before the state goes: a concurrent reader recomputes)
+            d["interior_point"], d["vertices"], d["corners"] = lazy[0](*lazy[1:])
+            d.pop("_lazy", None)
+        object.__setattr__(self, "__class__", Cell)
+
+    def __eq__(self, other):
+        self._finish()
+        return self == other
+
+    def __repr__(self):
+        self._finish()
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        self._finish()
+        return self.__reduce_ex__(protocol)
+
+    __hash__ = Cell.__hash__
+
+
 def _maker(cls):
     """``cls(*values)`` with every field given positionally, without the frozen dataclass
     ``__init__`` (the same object: equality, hash and repr come from the fields).
@@ -147,6 +197,28 @@ def _maker(cls):
 
 _mk_constraint = _maker(Constraint)
 _mk_cell = _maker(Cell)
+
+
+def _mk_cell_lazy(pattern, constraints, gradient, offset, bounded, zero, forced, sides, lazy, new=object.__new__, cls=_LazyCell):
+    """A :class:`_LazyCell`: ``interior_point``, ``vertices`` and ``corners`` from
+    ``lazy[0](*lazy[1:])`` when first asked (the instance dict holds every field in
+    declaration order, those three as ``None`` until then); the planar engine's cells
+    (:func:`exactnet.regions2d.cells_2d`)."""
+    obj = new(cls)
+    d = obj.__dict__
+    d["pattern"] = pattern
+    d["interior_point"] = None
+    d["constraints"] = constraints
+    d["gradient"] = gradient
+    d["offset"] = offset
+    d["vertices"] = None
+    d["bounded"] = bounded
+    d["corners"] = None
+    d["zero"] = zero
+    d["forced"] = forced
+    d["sides"] = sides
+    d["_lazy"] = lazy
+    return obj
 
 
 def _mk_constraint_rec(rec, witness, new=object.__new__, cls=Constraint):
@@ -1214,7 +1286,7 @@ def _compute_2d(net, box, max_cells, timeout, progress, vertices, start, origina
 
     leaves, ints = compute_cells_2d(net, box, max_cells, timeout, progress, start)
     want_v = vertices if vertices is not None else True
-    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint_rec)
+    cells = cells_2d(leaves, ints, box, want_v, net.architecture[1:-1], timeout, start, _mk_cell, _mk_constraint_rec, _mk_cell_lazy)
     rc = RegionComplex(net, cells, box, original=original, slice_=slice_)
     rc.has_vertices = want_v
     return rc

@@ -47,7 +47,10 @@ a pseudo-corner); its vertices are the finite genuine corners (already in cyclic
 it is bounded iff no corner is at infinity. The interior point is the average of the
 finite corners plus the sum of the directions at infinity (a strictly positive combination
 of all corners, which generate the cone, hence in the interior), rounded to a dyadic point when an
-exact strict test on every facet allows. A forced neuron's certificate
+exact strict test on every facet allows. That rounding and the angle order of the corners around
+the point are computed when a cell's ``interior_point``, ``vertices`` or ``corners`` is first
+asked for (:class:`exactnet.regions._LazyCell`, :func:`_finish_point`): the same values, and a
+run that never reads them (a count, a benchmark) does not pay for them. A forced neuron's certificate
 ``h = mu + sum lam_k h_k`` is computed only when asked (:func:`resolve_forced`): at a corner
 ``v`` minimizing ``h``, ``h - h(v)`` lies in the cone of the two incident facet normals
 (the tangent cone argument), found by a 2x2 exact solve.
@@ -573,6 +576,21 @@ def finish_cell(cell, ints, want_v):
     return point, recs, wit, fin, all(v[2] for v in V)
 
 
+def _finish_point(sx, sy, den, recs, fin, fq, vok):
+    """``(interior_point, vertices, corners)`` of a planar cell (built by :func:`cells_2d`,
+    computed when first asked): the dyadic point near the centroid ``(sx, sy) / den``
+    (:func:`_simplify_int`), the corners' rationals ``fq`` (of the integer corners ``fin``, in
+    counter-clockwise order) from the first in angle order around that point, and the
+    vertices (the corners when ``vok``, else ``None``)."""
+    point, pint = _simplify_int(sx, sy, den, recs)
+    if fin:
+        b = _angle_key_first(fin, pint[0], pint[1], pint[2]) if len(fin) > 1 else 0
+        corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
+    else:
+        corners = ()
+    return point, (corners if vok else None), corners
+
+
 def _simplify(sx, sy, den, recs):
     """A dyadic point strictly inside every facet near ``(sx, sy) / den`` (else that point)."""
     for kk in range(31):
@@ -662,7 +680,7 @@ def _angle_key_first_scan(fin, px, py, pd):
     return best
 
 
-def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint):
+def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint, lazy_cell=None):
     """The :class:`exactnet.regions.Cell` of every leaf (exact rationals built here).
 
     Same values as :func:`finish_cell` + :func:`gradient_of` leaf by leaf (compared in
@@ -673,10 +691,19 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
     of the last facet started (or of the first one, when it wraps). Rational forms of corners
     and edge midpoints shared by several leaves are built once (cached by the corner's value
     / the values of the edge's two corners); records carry their own. ``Cell(*fields)``
-    builds a cell; ``constraint(record, witness)`` a facet's
+    builds a cell; ``lazy_cell(pattern, constraints, G, offsets, bounded, zero, forced, sides,
+    (_finish_point, *args))`` a cell whose interior point, vertices and corners are computed
+    when first asked (:func:`exactnet.regions._mk_cell_lazy`; ``None``: ``Cell`` with all of
+    them computed now); ``constraint(record, witness)`` a facet's
     :class:`exactnet.regions.Constraint` (:func:`exactnet.regions._mk_constraint_rec`, the one
     builder of both paths; writing it out here saved 0.8% of the instructions of a 2-8-8-1 run,
     not worth a second copy)."""
+    if lazy_cell is None:  # every field computed now
+
+        def lazy_cell(pattern, cons, G, offs, bounded, zero, forced, sides, lazy):
+            point, vertices, corners = lazy[0](*lazy[1:])
+            return Cell(pattern, point, cons, G, offs, vertices, bounded, corners, zero, forced, sides)
+
     qv = {}  # integer corner -> (fmpq, fmpq)
     invs = {}  # S -> fmpq(1, S)
     mids = {}  # (w, v) for an edge v -> w met once -> its witness (the neighbour's edge is w -> v)
@@ -751,21 +778,6 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
         if pw:
             for j, q in pw.items():
                 cons[j].__dict__["witness"] = q
-        nfin = len(V) - len(dirs)  # finite corners, pseudo ones included
-        if nfin:
-            den *= nfin
-            for d in dirs:
-                sx += d[0] * den
-                sy += d[1] * den
-            point, pint = _simplify_int(sx, sy, den, recs)
-        else:
-            point, pint = (Q0, Q0), (0, 0, 1)
-        cons = tuple(cons)
-        if fin:
-            b = _angle_key_first(fin, pint[0], pint[1], pint[2]) if len(fin) > 1 else 0
-            corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
-        else:
-            corners = ()
         # output layer: the integer rows G (scale d_L D) accumulated by compute_cells_2d, or
         # G = [d W | d b] [M; 0 0 D] in Python integers (no hidden layer)
         S = dW * leaf.D
@@ -790,21 +802,36 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
             G = fmpq_mat(nW, 2, gq)
             offs = tuple(ol)
         bounded = bounded_box or not dirs
-        cells.append(
-            Cell(
-                leaf.bits,
-                point,
-                cons,
-                G,
-                offs,
-                corners if (bounded and want_v) else None,
-                bounded,
-                corners,
-                leaf.zero,
-                leaf.forced,  # a dict of its own (built for this leaf by compute_cells_2d)
-                leaf.sides,
+        nfin = len(V) - len(dirs)  # finite corners, pseudo ones included
+        if nfin:
+            # the centroid (sx, sy) / den; its dyadic rounding and the corners' angle order
+            # around that point when first asked (_finish_point)
+            den *= nfin
+            for d in dirs:
+                sx += d[0] * den
+                sy += d[1] * den
+            cells.append(
+                lazy_cell(
+                    leaf.bits, tuple(cons), G, offs, bounded, leaf.zero, leaf.forced, leaf.sides,
+                    (_finish_point, sx, sy, den, recs, fin, fq, bounded and want_v),
+                )
             )
-        )
+        else:  # no finite corner (so no corner at all): the origin
+            cells.append(
+                Cell(
+                    leaf.bits,
+                    (Q0, Q0),
+                    tuple(cons),
+                    G,
+                    offs,
+                    () if (bounded and want_v) else None,
+                    bounded,
+                    (),
+                    leaf.zero,
+                    leaf.forced,  # a dict of its own (built for this leaf by compute_cells_2d)
+                    leaf.sides,
+                )
+            )
     return cells
 
 

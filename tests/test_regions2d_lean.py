@@ -64,3 +64,54 @@ def test_output_rows_equal_the_layer_product(arch, box, kw):
         G, _, _, _ = regions2d._layer_G(ints[-1], regions2d.leaf_M(leaf), leaf.D)
         assert list(got) == [x for r in G for x in r]
         assert list(leaf.out) == list(got)  # leaf.out: the same rows, accumulated along the cuts
+
+
+def _eager_cells(net, box, vertices=True):
+    qbox = None if box is None else (fmpq(box[0]), fmpq(box[1]))
+    leaves, ints = regions2d.compute_cells_2d(net, qbox, None, None, None, time.monotonic())
+    return regions2d.cells_2d(
+        leaves, ints, qbox, vertices, None, None, time.monotonic(), regions._mk_cell, regions._mk_constraint_rec
+    )
+
+
+@pytest.mark.parametrize("arch, box, kw", _NETS + [((2, 3, 1), None, {}), ((2, 3), (-1, 1), {})])
+@pytest.mark.parametrize("vertices", [True, False])
+def test_lazy_point_and_corners_equal_the_eager_cells(arch, box, kw, vertices):
+    """The planar cells' ``interior_point``, ``vertices`` and ``corners``, computed when first
+    asked (``Cell.__getattr__``), are the values of the eager construction, the instance dict
+    then holds the fields in declaration order, and nothing else sees the lazy state."""
+    import copy
+    import dataclasses
+
+    net = random_network(arch, seed=12, **kw)
+    names = list(regions.Cell.__dataclass_fields__)
+    ref = _eager_cells(net, box, vertices)
+    for c in ref:
+        assert type(c) is regions.Cell and list(vars(c)) == names
+    rc = compute_regions(net, box=box, vertices=vertices)
+    assert len(rc.cells) == len(ref)
+    lazy = [c for c in rc.cells if "_lazy" in vars(c)]
+    assert lazy and all(type(c) is regions._LazyCell and list(vars(c)) == names + ["_lazy"] for c in lazy)
+    for i, (c, r) in enumerate(zip(rc.cells, ref)):
+        if i % 3 == 0:
+            assert c.corners == r.corners  # first access: corners
+        elif i % 3 == 1:
+            assert c.vertices == r.vertices
+        assert c.interior_point == r.interior_point
+        assert type(c) is regions.Cell and list(vars(c)) == names
+        assert c == r and repr(c) == repr(r)
+        assert c.forced is vars(c)["forced"] and c.forced == r.forced
+    # a copy sees the computed fields, never the finisher (a Cell does not pickle: its
+    # gradient, an fmpq_mat, does not)
+    rc2 = compute_regions(net, box=box, vertices=vertices)
+    for c, r in zip(rc2.cells, ref):
+        d = copy.copy(c)
+        assert "_lazy" not in vars(d) and list(vars(d)) == names and d == r
+        assert list(vars(c)) == names
+    rc3 = compute_regions(net, box=box, vertices=vertices)
+    for c, r in zip(rc3.cells, ref):
+        d = dataclasses.replace(c, constraints=())
+        assert d.interior_point == r.interior_point and d.corners == r.corners
+    with pytest.raises(AttributeError):
+        rc3.cells[0].no_such_field
+    assert regions.Cell((), (), (), None, (), None, True).corners == ()  # the default stays
