@@ -32,10 +32,10 @@ exact engine, in the same process:
 
 The exact timing also includes what the baselines skip (exact certificates' bookkeeping,
 ``Cell`` objects with rational output), so the ratios are conservative. (On ``n0 = 2`` it no
-longer includes the dyadic rounding of the interior points and the angle order of the corners:
-since the seventh round below the planar engine computes them when a cell's point, vertices
-or corners are first read, which this script's timed calls never do; the baselines compute
-neither.) Cells counted by the float baseline are printed for comparison (they can
+longer includes the dyadic rounding of the interior points, the angle order of the corners and
+the ``Constraint`` objects: since the seventh round below the planar engine builds them when a
+cell's point, facets, vertices or corners are first read, which this script's timed calls
+never do; the baselines do none of them.) Cells counted by the float baseline are printed for comparison (they can
 differ on degenerate inputs: that is the point of the exact engine). ``--profile`` prints
 the exact engine's functions with the largest own time.
 
@@ -270,37 +270,44 @@ and 19.9 for the code before this round (quartiles 18.8 to 20.5). **2-8-8-1 sits
 target, not clearly above it**: the 8% fewer instructions do not show in wall-clock pairs at this
 load, where the two engines' ratio itself moves by about 5%.
 
-Seventh round (issue 3), 2026-12-06: *before*: commit 346978e. The planar engine now computes
-a cell's dyadic interior point and the angle order of its corners (``regions2d._finish_point``)
-when the cell's ``interior_point``, ``vertices`` or ``corners`` is first read
+Seventh round (issue 3), 2026-12-06: *before*: commit 346978e, *after*: commits 86238d1 and
+the next one. The planar engine now builds a cell's dyadic interior point, its facets'
+``Constraint`` objects and the angle order of its corners (``regions2d._finish_point``) when
+the cell's ``interior_point``, ``constraints``, ``vertices`` or ``corners`` is first read
 (``regions._LazyCell``, which then becomes a plain ``Cell`` with the same instance dict);
-everything else (facets, witnesses, the centroid, the corners in polygon order, output maps,
-``Cell`` and ``Constraint`` objects) is still built by ``compute_regions``. The values are the
-same (414 seeded cases of the output-identity harness: cells, order, points, witnesses,
-corners, vertices, JSON and certificates, byte for byte). **So this script's exact timing no
-longer includes that rounding and ordering** (it never reads a point or a corner; the baselines
-compute neither): it compares the same work now, not a superset. What it moves: callgrind
-instructions per ``compute_regions`` run, 2-8-8-1 20.99 M -> 17.91 M (-14.7%), 2-32-32-1
-546.9 M -> 470.1 M (-14.0%), 2-20-20-20-1 644.9 M -> 565.4 M (-12.3%); a run that then reads
-every cell's corners 22.50 M -> 23.42 M (+4.1%: the same work, plus one property call and a
-class switch per cell), ``compute_regions`` + ``dumps_regions`` 306.5 M -> 307.9 M (+0.4%).
+everything else (the subdivision, the facets' records and witnesses, the centroid, the corners
+in polygon order, output maps, ``Cell`` objects) is still done by ``compute_regions``. The
+values are the same (414 seeded cases of the output-identity harness: cells, order, points,
+witnesses, corners, vertices, JSON and certificates, byte for byte). **So this script's exact
+timing no longer includes that rounding, ordering and packaging** (it never reads a point, a
+facet or a corner; the baselines do none of the three): it compares the same work now, not a
+superset. Callgrind instructions per ``compute_regions`` run (86238d1 = point and corners
+only; then also the ``Constraint`` objects)::
+
+    network        before     86238d1    after
+    2-8-8-1        20.99 M    17.91 M    16.31 M   (-22.3%)
+    2-32-32-1      546.9 M    470.1 M    436.4 M   (-20.2%)
+    2-20-20-20-1   644.9 M    565.4 M    533.1 M   (-17.3%)
+
+The deferred work is not free when it is asked for: ``compute_regions`` then every cell's
+``corners`` read, 2-8-8-1, 22.50 M -> 23.58 M (+4.8%: the same work plus one property call and
+a class switch per cell); ``compute_regions`` + ``dumps_regions`` 306.5 M -> 308.1 M (+0.5%).
 ``--pairs 15 --only 2-8-8-1``, before and after alternately, load average 7 to 9 (other
-sessions' jobs)::
+sessions' jobs), medians::
 
-    run          1      2      3      4      5
-    before     16.83  18.09  17.96  18.93  18.60   (then 17.52, 17.74)
-    after      20.90  21.55  20.17  20.46  20.96   (then 20.05, 20.96)
+    before     16.83  18.09  17.96  18.93  18.60  17.26  16.99  16.12
+    86238d1    20.90  21.55  20.17  20.46  20.96
+    after      22.51  21.60  19.92
 
-(exact ~2.3 ms instead of ~2.6 to 2.9 ms, Fraction ~47 to 50 ms CPU). At this load the ratio
-gains about 1.14x, less than the instruction count's 1.17x; the idle-machine medians of the
-sixth round (19.9) would put it near 23. Tried and dropped in this round (outputs identical,
-callgrind per run): the dyadic search of all cells at once in NumPy int64 (exact under a bound
-per ``k``; 21.66 M instead of 20.75 M: the ~150 small NumPy calls cost more than the Python
-loop they replace), ``_split`` by slices of the cyclic sign runs found with
-``map((0).__lt__, H)`` / ``list.index`` (3.62 M instead of 2.71 M for the 109 splits), the
-sub-node sign test as a list comprehension plus ``min`` / ``max`` (21.70 M), and a
-``Cell.__getattr__`` for the lazy fields (same saving, but +7.7% when every cell is read: the
-failed attribute lookup builds an ``AttributeError`` first).
+(exact ~2.2 to 2.9 ms, Fraction ~47 to 63 ms CPU at that load; the ratio moves by +-10% between
+runs there). Tried and dropped in this round (outputs identical, callgrind per run): the
+dyadic search of all cells at once in NumPy int64 (exact under a bound per ``k``; 21.66 M
+instead of 20.75 M: the ~150 small NumPy calls cost more than the Python loop they replace),
+``_split`` by slices of the cyclic sign runs found with ``map((0).__lt__, H)`` /
+``list.index`` (3.62 M instead of 2.71 M for the 109 splits), the sub-node sign test as a
+list comprehension plus ``min`` / ``max`` (21.70 M), and a ``Cell.__getattr__`` for the lazy
+fields (same saving, but +7.7% when every cell is read: the failed attribute lookup builds an
+``AttributeError`` first).
 """
 
 from __future__ import annotations

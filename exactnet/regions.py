@@ -142,10 +142,11 @@ def _lazy_field(name):
 
 class _LazyCell(Cell):
     """A :class:`Cell` of the planar engine (:func:`_mk_cell_lazy`) whose ``interior_point``,
-    ``vertices`` and ``corners`` are computed when first asked: ``_lazy = (finish, *args)`` in
-    the instance dict, ``finish(*args)`` returns the three values (the dyadic rounding of the
-    interior point and the angle order of the corners around it, as the eager code computes
-    them). The first access of one of them (or ``==``, ``repr``, a copy) stores the three in
+    ``constraints``, ``vertices`` and ``corners`` are computed when first asked: ``_lazy =
+    (finish, *args)`` in the instance dict, ``finish(*args)`` returns the four values (the
+    dyadic rounding of the interior point, the facets' ``Constraint`` objects, the angle order
+    of the corners around the point, as the eager code computes them). The first access of one
+    of them (or ``==``, ``repr``, a copy) stores the four in
     the instance dict (whose keys are already the fields in declaration order, then
     ``_lazy``, which is removed) and turns the object into a plain :class:`Cell`: the same
     instance dict, type and values as an eager construction, and no cost on later accesses."""
@@ -153,6 +154,7 @@ class _LazyCell(Cell):
     __slots__ = ()
 
     interior_point = _lazy_field("interior_point")
+    constraints = _lazy_field("constraints")
     vertices = _lazy_field("vertices")
     corners = _lazy_field("corners")
 
@@ -160,7 +162,7 @@ class _LazyCell(Cell):
         d = self.__dict__
         lazy = d.get("_lazy")
         if lazy is not None:  # (values stored before the state goes: a concurrent reader recomputes)
-            d["interior_point"], d["vertices"], d["corners"] = lazy[0](*lazy[1:])
+            d["interior_point"], d["constraints"], d["vertices"], d["corners"] = lazy[0](*lazy[1:])
             d.pop("_lazy", None)
         object.__setattr__(self, "__class__", Cell)
 
@@ -199,16 +201,16 @@ _mk_constraint = _maker(Constraint)
 _mk_cell = _maker(Cell)
 
 
-def _mk_cell_lazy(pattern, constraints, gradient, offset, bounded, zero, forced, sides, lazy, new=object.__new__, cls=_LazyCell):
-    """A :class:`_LazyCell`: ``interior_point``, ``vertices`` and ``corners`` from
-    ``lazy[0](*lazy[1:])`` when first asked (the instance dict holds every field in
-    declaration order, those three as ``None`` until then); the planar engine's cells
+def _mk_cell_lazy(pattern, gradient, offset, bounded, zero, forced, sides, lazy, new=object.__new__, cls=_LazyCell):
+    """A :class:`_LazyCell`: ``interior_point``, ``constraints``, ``vertices`` and ``corners``
+    from ``lazy[0](*lazy[1:])`` when first asked (the instance dict holds every field in
+    declaration order, those four as ``None`` until then); the planar engine's cells
     (:func:`exactnet.regions2d.cells_2d`)."""
     obj = new(cls)
     d = obj.__dict__
     d["pattern"] = pattern
     d["interior_point"] = None
-    d["constraints"] = constraints
+    d["constraints"] = None
     d["gradient"] = gradient
     d["offset"] = offset
     d["vertices"] = None

@@ -47,10 +47,11 @@ a pseudo-corner); its vertices are the finite genuine corners (already in cyclic
 it is bounded iff no corner is at infinity. The interior point is the average of the
 finite corners plus the sum of the directions at infinity (a strictly positive combination
 of all corners, which generate the cone, hence in the interior), rounded to a dyadic point when an
-exact strict test on every facet allows. That rounding and the angle order of the corners around
-the point are computed when a cell's ``interior_point``, ``vertices`` or ``corners`` is first
-asked for (:class:`exactnet.regions._LazyCell`, :func:`_finish_point`): the same values, and a
-run that never reads them (a count, a benchmark) does not pay for them. A forced neuron's certificate
+exact strict test on every facet allows. That rounding, the angle order of the corners around
+the point and the facets' ``Constraint`` objects (their records and witnesses are found
+eagerly) are built when a cell's ``interior_point``, ``constraints``, ``vertices`` or
+``corners`` is first asked for (:class:`exactnet.regions._LazyCell`, :func:`_finish_point`):
+the same values, and a run that never reads them (a count, a benchmark) does not pay for them. A forced neuron's certificate
 ``h = mu + sum lam_k h_k`` is computed only when asked (:func:`resolve_forced`): at a corner
 ``v`` minimizing ``h``, ``h - h(v)`` lies in the cone of the two incident facet normals
 (the tangent cone argument), found by a 2x2 exact solve.
@@ -576,19 +577,20 @@ def finish_cell(cell, ints, want_v):
     return point, recs, wit, fin, all(v[2] for v in V)
 
 
-def _finish_point(sx, sy, den, recs, fin, fq, vok):
-    """``(interior_point, vertices, corners)`` of a planar cell (built by :func:`cells_2d`,
-    computed when first asked): the dyadic point near the centroid ``(sx, sy) / den``
-    (:func:`_simplify_int`), the corners' rationals ``fq`` (of the integer corners ``fin``, in
-    counter-clockwise order) from the first in angle order around that point, and the
-    vertices (the corners when ``vok``, else ``None``)."""
+def _finish_point(sx, sy, den, recs, wits, constraint, fin, fq, vok):
+    """``(interior_point, constraints, vertices, corners)`` of a planar cell (built by
+    :func:`cells_2d`, computed when first asked): the dyadic point near the centroid
+    ``(sx, sy) / den`` (:func:`_simplify_int`), the facets ``constraint(record, witness)`` of
+    the records ``recs`` and witnesses ``wits``, the corners' rationals ``fq`` (of the integer
+    corners ``fin``, in counter-clockwise order) from the first in angle order around that
+    point, and the vertices (the corners when ``vok``, else ``None``)."""
     point, pint = _simplify_int(sx, sy, den, recs)
     if fin:
         b = _angle_key_first(fin, pint[0], pint[1], pint[2]) if len(fin) > 1 else 0
         corners = tuple(fq[b:] + fq[:b]) if b else tuple(fq)
     else:
         corners = ()
-    return point, (corners if vok else None), corners
+    return point, tuple(map(constraint, recs, wits)), (corners if vok else None), corners
 
 
 def _simplify(sx, sy, den, recs):
@@ -691,18 +693,19 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
     of the last facet started (or of the first one, when it wraps). Rational forms of corners
     and edge midpoints shared by several leaves are built once (cached by the corner's value
     / the values of the edge's two corners); records carry their own. ``Cell(*fields)``
-    builds a cell; ``lazy_cell(pattern, constraints, G, offsets, bounded, zero, forced, sides,
-    (_finish_point, *args))`` a cell whose interior point, vertices and corners are computed
-    when first asked (:func:`exactnet.regions._mk_cell_lazy`; ``None``: ``Cell`` with all of
-    them computed now); ``constraint(record, witness)`` a facet's
+    builds a cell; ``lazy_cell(pattern, G, offsets, bounded, zero, forced, sides,
+    (_finish_point, *args))`` a cell whose interior point, constraints, vertices and corners
+    are computed when first asked (:func:`exactnet.regions._mk_cell_lazy`; ``None``: ``Cell``
+    with all of them computed now; the facets' records and witnesses are found here either
+    way); ``constraint(record, witness)`` a facet's
     :class:`exactnet.regions.Constraint` (:func:`exactnet.regions._mk_constraint_rec`, the one
     builder of both paths; writing it out here saved 0.8% of the instructions of a 2-8-8-1 run,
     not worth a second copy)."""
     if lazy_cell is None:  # every field computed now
 
-        def lazy_cell(pattern, cons, G, offs, bounded, zero, forced, sides, lazy):
-            point, vertices, corners = lazy[0](*lazy[1:])
-            return Cell(pattern, point, cons, G, offs, vertices, bounded, corners, zero, forced, sides)
+        def lazy_cell(pattern, G, offs, bounded, zero, forced, sides, lazy):
+            point, constraints, vertices, corners = lazy[0](*lazy[1:])
+            return Cell(pattern, point, constraints, G, offs, vertices, bounded, corners, zero, forced, sides)
 
     qv = {}  # integer corner -> (fmpq, fmpq)
     invs = {}  # S -> fmpq(1, S)
@@ -715,7 +718,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
         if timeout is not None and time.monotonic() - start > timeout:
             raise LimitError(f"timeout of {timeout} s reached while finishing cells")
         V, E = leaf.V, leaf.E
-        fin, fq, recs, cons, dirs = [], [], [], [], []
+        fin, fq, recs, wits, dirs = [], [], [], [], []
         pw = None  # pseudo-corner witnesses {facet index: point}
         E0 = E[0]
         prev = E[-1]
@@ -754,7 +757,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
                             b = qv[w] = (fmpq(w[0], w[2]), fmpq(w[1], w[2]))
                         q = (b[0] + v[0], b[1] + v[1])
                     mids[(w, v)] = q
-                cons.append(constraint(e, q))
+                wits.append(q)
             if T:
                 # (sx, sy) / den += (X, Y) / T over the product of the T (not their lcm: the
                 # same rational point, which is all that _simplify_int and the angle order
@@ -777,7 +780,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
             prev = e
         if pw:
             for j, q in pw.items():
-                cons[j].__dict__["witness"] = q
+                wits[j] = q
         # output layer: the integer rows G (scale d_L D) accumulated by compute_cells_2d, or
         # G = [d W | d b] [M; 0 0 D] in Python integers (no hidden layer)
         S = dW * leaf.D
@@ -812,8 +815,8 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
                 sy += d[1] * den
             cells.append(
                 lazy_cell(
-                    leaf.bits, tuple(cons), G, offs, bounded, leaf.zero, leaf.forced, leaf.sides,
-                    (_finish_point, sx, sy, den, recs, fin, fq, bounded and want_v),
+                    leaf.bits, G, offs, bounded, leaf.zero, leaf.forced, leaf.sides,
+                    (_finish_point, sx, sy, den, recs, wits, constraint, fin, fq, bounded and want_v),
                 )
             )
         else:  # no finite corner (so no corner at all): the origin
@@ -821,7 +824,7 @@ def cells_2d(leaves, ints, box, want_v, widths, timeout, start, Cell, constraint
                 Cell(
                     leaf.bits,
                     (Q0, Q0),
-                    tuple(cons),
+                    tuple(map(constraint, recs, wits)),
                     G,
                     offs,
                     () if (bounded and want_v) else None,

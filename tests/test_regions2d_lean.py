@@ -77,9 +77,10 @@ def _eager_cells(net, box, vertices=True):
 @pytest.mark.parametrize("arch, box, kw", _NETS + [((2, 3, 1), None, {}), ((2, 3), (-1, 1), {})])
 @pytest.mark.parametrize("vertices", [True, False])
 def test_lazy_point_and_corners_equal_the_eager_cells(arch, box, kw, vertices):
-    """The planar cells' ``interior_point``, ``vertices`` and ``corners``, computed when first
-    asked (``Cell.__getattr__``), are the values of the eager construction, the instance dict
-    then holds the fields in declaration order, and nothing else sees the lazy state."""
+    """The planar cells' ``interior_point``, ``constraints``, ``vertices`` and ``corners``,
+    computed when first asked (``regions._LazyCell``), are the values of the eager
+    construction, the instance dict then holds the fields in declaration order, the type is
+    ``Cell``, and nothing else sees the lazy state."""
     import copy
     import dataclasses
 
@@ -93,10 +94,13 @@ def test_lazy_point_and_corners_equal_the_eager_cells(arch, box, kw, vertices):
     lazy = [c for c in rc.cells if "_lazy" in vars(c)]
     assert lazy and all(type(c) is regions._LazyCell and list(vars(c)) == names + ["_lazy"] for c in lazy)
     for i, (c, r) in enumerate(zip(rc.cells, ref)):
-        if i % 3 == 0:
+        if i % 4 == 0:
             assert c.corners == r.corners  # first access: corners
-        elif i % 3 == 1:
+        elif i % 4 == 1:
             assert c.vertices == r.vertices
+        elif i % 4 == 2:
+            assert c.constraints == r.constraints
+            assert all(type(k) is regions.Constraint and list(vars(k)) == list(vars(q)) for k, q in zip(c.constraints, r.constraints))
         assert c.interior_point == r.interior_point
         assert type(c) is regions.Cell and list(vars(c)) == names
         assert c == r and repr(c) == repr(r)
