@@ -6,10 +6,12 @@ are active, ``f`` equals the two-hidden-layer network :func:`collapse` (layers 1
 into one affine layer). The rule's hypotheses:
 
 * bend points of ``f`` (Lemma B of ``deep_identifiability.md``, any depth), found here at the
-  vertices of the exact region complex, whose covers by ``2 + n2`` lines are all tight, and
-  among whose tight covers exactly one pair of lines is *admissible* (non-parallel, every other
-  bend point in one open quadrant of the pair): ``theta``'s first layer, with the other bend
-  points in ``C+``;
+  vertices of the exact region complex, whose covers by ``2 + n2`` lines are all tight; among
+  their tight covers every *admissible* pair of lines (non-parallel, every other bend point in one
+  open quadrant of the pair) is ``theta``'s first layer with the other bend points in ``C+`` and
+  the other lines the second layer's, or is refuted by a kink point (an ``obstruct`` line: a kink
+  where the pair would make ``f`` a function of one coordinate, or more than ``n3`` kink lines in
+  one cell of the cover);
 * each second-layer zero line of ``collapse(net)`` carries a bend point inside ``C+`` and is a
   line of that cover;
 * the anchor, steps and jump steps of rule deep-2 for ``collapse(net)`` with every point in
@@ -17,7 +19,8 @@ into one affine layer). The rule's hypotheses:
   ``collapse(net)``'s layers.
 
 The certificate body is ``rule deep-3``, the ``bend`` lines (neurons of any hidden layer of the
-network as given), the ``anchor`` and the ``step`` / ``jump`` lines (indices of ``collapse(net)``:
+network as given), the ``obstruct`` lines (refuting kink points), the ``anchor`` and the ``step`` /
+``jump`` lines (indices of ``collapse(net)``:
 second-layer neuron ``k`` of the network is its first-layer neuron ``k``). Only a search: the
 checker decides.
 """

@@ -174,7 +174,7 @@ def _inside(P, span, pts):
 def _refutes(P, y, pair, u, g):
     """lemmas/deep3_identifiability.md, Step 1 (a): a kink at y (local normal g) that no theta' with first layer
     pair, both active on the quadrant u, has: off u, not parallel to a line of pair on whose side (by u) it is."""
-    v = _sides(P, pair, y)
+    v = _sides(P, pair, y)  # each line of pair is spanned by two points (deep-3: n0 = 2)
     return 0 not in v and v != u and all(a != b or dot(g, [p - q for p, q in zip(P[sp[1]], P[sp[0]])])
                                          for a, b, sp in zip(v, u, pair))
 
