@@ -240,7 +240,8 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
         pts = _obstruction(cands, list(hs), arch[3])
         if pts is None:
             return DeepResult(None, "an admissible first layer other than theta's is not refuted", stats)
-        patches.append(pts)
+        if pts not in patches:
+            patches.append(pts)
     if not all(any(_dot(r, x) == 0 and inside(x) for x in P) for r in ks):
         return DeepResult(None, "a second-layer line carries no bend point inside the all-active quadrant", stats)
     rng = Random(seed)
