@@ -33,11 +33,12 @@ from random import Random
 from flint import fmpq
 
 from .deep_identifiable import (DeepResult, Vec, _bend_ok, _covers, _dot, _forms, _hyperplane, _maps_differ, _norm,
-                                _obstruction, _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps)
+                                _obstruction, _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps,
+                                certify_in_both_frames, moved_back)
 from .network import Network
 from .qq import q_str
 
-__all__ = ["collapse", "deep3_identifiable_body", "certify_deep3", "moved_back3", "admissible_pairs",
+__all__ = ["collapse", "deep3_identifiable_body", "certify_deep3", "admissible_pairs",
            "family_network", "MAX_BEND_POINTS_3"]
 
 #: Bend points kept for the cover search (the first ones found, spread over the lines).
@@ -256,51 +257,11 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     return DeepResult(body + lines, "rule deep-3 applies", {**stats, "steps": len(lines) - 1})
 
 
-def moved_back3(body: list[str], maps) -> list[str]:
-    """A deep-3 body built for ``g.theta`` rewritten for ``theta`` (``maps``: per hidden layer
-    ``(perm, scales)``, neuron ``j`` of ``g.theta`` being neuron ``perm[j]`` of ``theta``). Points do
-    not move and every hypothesis is about zero sets, signs and ranks, which positive scalings keep;
-    only indices change: ``bend .. LAYER INDEX``, ``step K`` and the order of the ``anchor`` points
-    (both about the third hidden layer)."""
-    perms = [m[0] for m in maps]
-    out = []
-    for line in body:
-        w = line.split()
-        if w[0] == "bend":
-            w[-1] = str(perms[int(w[-2]) - 1][int(w[-1])])
-        elif w[0] == "step":
-            w[1] = str(perms[2][int(w[1])])
-        elif w[0] == "anchor":
-            p3 = perms[2]
-            n0 = (len(w) - 1) // len(p3)
-            moved: list[list[str]] = [[] for _ in p3]
-            for k in range(len(p3)):
-                moved[p3[k]] = w[1 + k * n0:1 + (k + 1) * n0]
-            w = ["anchor"] + [v for pt in moved for v in pt]
-        out.append(" ".join(w))
-    return out
-
-
 def certify_deep3(net: Network, seed: int = 0):
     """An IDENTIFIABLE certify result by rule deep-3, or an UNDECIDED one (no claim); searched on the
     canonical form first (moved back to ``net``'s indices), then on ``net`` as given, like
     :func:`exactnet.deep_identifiable.certify_deep`."""
-    from .certificate import write_certificate
-    from .certify import CertifyResult
-    from .symmetry import canonical_map
-
-    cm = canonical_map(net)
-    res, body = None, None
-    if cm is not None and cm[0] != net:
-        res = deep3_identifiable_body(cm[0], seed)
-        body = None if res.body is None else moved_back3(res.body, cm[1])
-    if body is None:
-        res = deep3_identifiable_body(net, seed)
-        body = res.body
-    if body is None:
-        return CertifyResult("UNDECIDED", None, f"deep-3: {res.reason}")
-    return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE",
-                         "three hidden layers, input and first width 2: the hypotheses of rule deep-3 hold "
-                         "(proofs/lemmas/deep3_identifiability.md)",
-                         certificate=write_certificate("IDENTIFIABLE", net, body),
-                         details={"rule": "deep-3", **res.stats})
+    return certify_in_both_frames(
+        net, deep3_identifiable_body, moved_back, "deep-3",
+        "three hidden layers, input and first width 2: the hypotheses of rule deep-3 hold "
+        "(proofs/lemmas/deep3_identifiability.md)", seed)

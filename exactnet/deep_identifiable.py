@@ -33,7 +33,8 @@ from .network import Network
 from .qq import common_denominator, q_str
 from .symmetry import canonical_map
 
-__all__ = ["DeepResult", "deep_identifiable_body", "certify_deep", "moved_back"]
+__all__ = ["DeepResult", "deep_identifiable_body", "certify_deep", "certify_in_both_frames", "moved_back",
+           "anchor_and_steps"]
 
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
@@ -638,18 +639,19 @@ def anchor_and_steps(net: Network, t: list[Vec], rng: Random, pool: list[tuple[V
 
 
 def moved_back(body: list[str], maps) -> list[str]:
-    """A deep-2 body built for ``g.theta`` rewritten for ``theta`` (``maps``: :func:`orbit_map`'s
-    ``(perm, scales)`` per hidden layer, neuron ``j`` of ``g.theta`` being neuron ``perm[j]`` of
-    ``theta``, scaled). Points are inputs, which ``g`` does not move; every hypothesis of the rule
-    is about zero sets, signs and ranks, which positive scalings keep; so only neuron indices
-    change: ``bend .. LAYER INDEX``, ``step K ..`` and the order of the ``anchor`` points (point
-    ``k`` lies on second-layer neuron ``k``'s zero set)."""
-    p1, p2 = maps[0][0], maps[1][0]
+    """A deep-2 or deep-3 body built for ``g.theta`` rewritten for ``theta`` (``maps``:
+    :func:`orbit_map`'s ``(perm, scales)`` per hidden layer, neuron ``j`` of ``g.theta`` being neuron
+    ``perm[j]`` of ``theta``, scaled). Points are inputs, which ``g`` does not move; every hypothesis
+    of the rules is about zero sets, signs and ranks, which positive scalings keep; so only neuron
+    indices change: ``bend .. LAYER INDEX``, ``step K ..`` and the order of the ``anchor`` points
+    (point ``k`` lies on neuron ``k``'s zero set), both about the last hidden layer."""
+    perms = [m[0] for m in maps]
+    p2 = perms[-1]
     out = []
     for line in body:
         w = line.split()
         if w[0] == "bend":
-            w[-1] = str((p1, p2)[int(w[-2]) - 1][int(w[-1])])
+            w[-1] = str(perms[int(w[-2]) - 1][int(w[-1])])
         elif w[0] == "step":
             w[1] = str(p2[int(w[1])])
         elif w[0] == "anchor":
@@ -673,20 +675,29 @@ def certify_deep(net: Network, seed: int = 0):
     both, every member of an orbit whose canonical form is certified gets IDENTIFIABLE, and no
     network loses the answer it had. The certificate is about ``net`` and the checker verifies
     it on ``net``."""
+    return certify_in_both_frames(
+        net, deep_identifiable_body, moved_back, "deep-2",
+        "two hidden layers: the hypotheses of rule deep-2 hold (proofs/lemmas/deep_identifiability.md)", seed)
+
+
+def certify_in_both_frames(net: Network, search: Callable[[Network, int], DeepResult],
+                           move_back: Callable[[list[str], list], list[str]], rule: str, claim: str, seed: int = 0):
+    """The certify result of a rule's ``search`` (a body or the reason why not): run on the canonical
+    form of ``net`` first, its body moved back to ``net``'s indices by ``move_back``, then on ``net``
+    as given (rules deep-2 and deep-3). IDENTIFIABLE with ``claim`` as the reason, else UNDECIDED."""
     from .certificate import write_certificate
     from .certify import CertifyResult
 
     cm = canonical_map(net)
     res, body = None, None
     if cm is not None and cm[0] != net:  # (an already canonical net is searched once, below)
-        res = deep_identifiable_body(cm[0], seed)
-        body = None if res.body is None else moved_back(res.body, cm[1])
+        res = search(cm[0], seed)
+        body = None if res.body is None else move_back(res.body, cm[1])
     if body is None:
-        res = deep_identifiable_body(net, seed)
+        res = search(net, seed)
         body = res.body
     if body is None:
-        return CertifyResult("UNDECIDED", None, f"deep-2: {res.reason}")
-    text = write_certificate("IDENTIFIABLE", net, body)
-    return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE",
-                         "two hidden layers: the hypotheses of rule deep-2 hold (proofs/lemmas/deep_identifiability.md)",
-                         mechanism=None, certificate=text, details={"rule": "deep-2", **res.stats})
+        return CertifyResult("UNDECIDED", None, f"{rule}: {res.reason}")
+    return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE", claim, mechanism=None,
+                         certificate=write_certificate("IDENTIFIABLE", net, body),
+                         details={"rule": rule, **res.stats})

@@ -82,8 +82,8 @@ def _mutants(net, body):
 @pytest.mark.parametrize("seed", CERTIFIED[:2])
 def test_mutants_are_rejected(seed):
     net, body = _body(seed)
-    codes = {"no bends": "E_COVER", "half the bends": "E_COVER", "no obstruction": "E_COVER", "no steps": "E_INCOMPLETE",
-             "rule deep-2": "E_DEPTH", "anchor outside C+": "E_ANCHOR"}
+    codes = {"no bends": "E_COVER", "half the bends": "E_COVER", "no obstruction": "E_COVER",
+             "no steps": "E_INCOMPLETE", "rule deep-2": "E_DEPTH", "anchor outside C+": "E_ANCHOR"}
     for name, bad in _mutants(net, body):
         chk = _checked(net, bad)
         assert not chk.verified and f" {codes[name]}: " in chk.lines[1], (name, chk.lines)
