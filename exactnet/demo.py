@@ -4,7 +4,8 @@ For theory.md's examples A and C it prints the architecture and counts, an exact
 evaluation and the canonical form; certifies both (``exactnet certify``), runs the
 independent checker on every certificate it wrote, proves that C needs two hidden
 layers (``NOT-SHALLOW``) and, when matplotlib is installed, draws C's arrangement and
-dependency graph, and certifies a two-hidden-layer network IDENTIFIABLE (rule deep-2). Everything it writes goes to ``--output-dir`` (default: a new
+dependency graph, and certifies a two-hidden-layer network IDENTIFIABLE (rule deep-2) and a
+three-hidden-layer one (rule deep-3). Everything it writes goes to ``--output-dir`` (default: a new
 temporary folder).
 """
 
@@ -81,6 +82,17 @@ def run_demo(args: argparse.Namespace) -> int:
           f"{res.verdict}: {res.reason}")
     if res.certificate is not None:
         line = _check(res.certificate, deep, out / "identifiable_2-3-3-1.cert")
+        ok &= "s VERIFIED" in line
+        print(f"   {line}")
+    from .deep3_identifiable import family_network
+
+    deep3 = family_network(46)  # examples/identifiable_2-2-2-2-1.json (the paper certificate's network)
+    res = certify(deep3)
+    print(f"== a three-hidden-layer network (family_network(46), examples/identifiable_2-2-2-2-1.json): "
+          f"{res.verdict}: {res.reason}")
+    ok &= res.certificate is not None
+    if res.certificate is not None:
+        line = _check(res.certificate, deep3, out / "identifiable_2-2-2-2-1.cert")
         ok &= "s VERIFIED" in line
         print(f"   {line}")
     try:
