@@ -37,6 +37,7 @@ import importlib.util
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .deep3_identifiable import covers_architecture
 from .errors import ExactnetError, UndecidedError
 from .network import Network
 from .symmetry import canonical_form, canonical_map, pull_back, same_orbit
@@ -250,7 +251,7 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     ``progress(stage)`` is called before each attempt with its name from :data:`STAGES`, and
     with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
-    if net.depth > 3 and not (net.depth == 4 and net.architecture[:2] == (2, 2)):
+    if net.depth > 3 and not covers_architecture(net.architecture):
         reasons.append("no proven global rule for this architecture (deep networks: rule deep-3 needs three hidden "
                        "layers with input and first hidden width 2)")
     # the rule stage and the fibre search both need canonical_map(net): compute it at most once
@@ -266,7 +267,7 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
         from .deep_identifiable import certify_deep
 
         attempts.append(certify_deep)
-    if net.depth == 4 and net.architecture[:2] == (2, 2) and _have("deep3_identifiable"):
+    if covers_architecture(net.architecture) and _have("deep3_identifiable"):
         from .deep3_identifiable import certify_deep3
 
         attempts.append(certify_deep3)

@@ -39,10 +39,15 @@ from .network import Network
 from .qq import q_str
 
 __all__ = ["collapse", "deep3_identifiable_body", "certify_deep3", "admissible_pairs",
-           "family_network", "MAX_BEND_POINTS_3"]
+           "covers_architecture", "family_network", "MAX_BEND_POINTS_3"]
 
 #: Bend points kept for the cover search (the first ones found, spread over the lines).
 MAX_BEND_POINTS_3 = 24
+
+
+def covers_architecture(architecture) -> bool:
+    """True for the architectures rule deep-3 is about: ``(2, 2, n2, n3, m)``."""
+    return len(architecture) == 5 and tuple(architecture[:2]) == (2, 2)
 
 
 def family_network(seed: int, n2: int = 2, n3: int = 2) -> Network:
@@ -180,7 +185,7 @@ def admissible_pairs(P: list[Vec], covers: list[tuple]) -> list[tuple[tuple, tup
 def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     """Try to build the body of an IDENTIFIABLE certificate with rule deep-3."""
     arch = net.architecture
-    if net.depth != 4 or arch[:2] != (2, 2):
+    if not covers_architecture(arch):
         return DeepResult(None, "rule deep-3 needs three hidden layers and input and first hidden width 2")
     n2 = arch[2]
     if n2 > 6 or arch[3] > 12:

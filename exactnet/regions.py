@@ -181,17 +181,19 @@ class _LazyCell(Cell):
     __hash__ = Cell.__hash__
 
 
-def _maker(cls):
+def _maker(cls, deferred=(), extra=()):
     """``cls(*values)`` with every field given positionally, without the frozen dataclass
     ``__init__`` (the same object: equality, hash and repr come from the fields).
 
     The function is generated from the dataclass fields (as :mod:`dataclasses` generates
     ``__init__``): one ``__dict__`` item assignment per field, about half the cost of
     ``__dict__.update(zip(names, values))`` (2-D runs make one ``Constraint`` per facet of
-    every cell)."""
+    every cell). Fields in ``deferred`` are not arguments and start as ``None``; the names in
+    ``extra`` are arguments stored after the fields (the instance dict keeps declaration order)."""
     names = [f.name for f in fields(cls)]
-    body = "".join(f"    d[{a!r}] = {a}\n" for a in names)
-    src = f"def make({', '.join(names)}):\n    obj = new(cls)\n    d = obj.__dict__\n{body}    return obj\n"
+    args = [a for a in names if a not in deferred] + list(extra)
+    body = "".join(f"    d[{a!r}] = {'None' if a in deferred else a}\n" for a in names + list(extra))
+    src = f"def make({', '.join(args)}):\n    obj = new(cls)\n    d = obj.__dict__\n{body}    return obj\n"
     ns = {"new": object.__new__, "cls": cls}
     exec(src, ns)
     return ns["make"]
@@ -199,28 +201,11 @@ def _maker(cls):
 
 _mk_constraint = _maker(Constraint)
 _mk_cell = _maker(Cell)
-
-
-def _mk_cell_lazy(pattern, gradient, offset, bounded, zero, forced, sides, lazy, new=object.__new__, cls=_LazyCell):
-    """A :class:`_LazyCell`: ``interior_point``, ``constraints``, ``vertices`` and ``corners``
-    from ``lazy[0](*lazy[1:])`` when first asked (the instance dict holds every field in
-    declaration order, those four as ``None`` until then); the planar engine's cells
-    (:func:`exactnet.regions2d.cells_2d`)."""
-    obj = new(cls)
-    d = obj.__dict__
-    d["pattern"] = pattern
-    d["interior_point"] = None
-    d["constraints"] = None
-    d["gradient"] = gradient
-    d["offset"] = offset
-    d["vertices"] = None
-    d["bounded"] = bounded
-    d["corners"] = None
-    d["zero"] = zero
-    d["forced"] = forced
-    d["sides"] = sides
-    d["_lazy"] = lazy
-    return obj
+#: A :class:`_LazyCell`: ``interior_point``, ``constraints``, ``vertices`` and ``corners`` from
+#: ``_lazy[0](*_lazy[1:])`` when first asked (``None`` until then); the planar engine's cells
+#: (:func:`exactnet.regions2d.cells_2d`), arguments ``(pattern, gradient, offset, bounded, zero,
+#: forced, sides, _lazy)``.
+_mk_cell_lazy = _maker(_LazyCell, deferred=("interior_point", "constraints", "vertices", "corners"), extra=("_lazy",))
 
 
 def _mk_constraint_rec(rec, witness, new=object.__new__, cls=Constraint):

@@ -35,6 +35,7 @@ if str(ROOT) not in sys.path:
 
 from exactnet.certificate import check_certificate_text  # noqa: E402
 from exactnet.certify import certify  # noqa: E402
+from exactnet.deep3_identifiable import covers_architecture  # noqa: E402
 from exactnet.fileio import atomic_write_text  # noqa: E402
 from exactnet.netio import load_network  # noqa: E402
 from exactnet.netjson import dumps_network  # noqa: E402
@@ -55,10 +56,6 @@ IDENTIFIABLE_MISSING = (
     "(Jacobian rank D - N) is certified"
 )
 DEEP3_EXAMPLE = "identifiable_2-2-2-2-1"
-
-
-def _deep3_covered(arch: str) -> bool:
-    return arch.split(",")[:2] == ["2", "2"] and len(arch.split(",")) == 5
 
 
 def _slug(arch: str) -> str:
@@ -157,7 +154,7 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
                 how=_certify_local, cmd="fdim {net} --certificate {cert}", **local,
             )
             entries.append(e)
-            if not _two_hidden(arch) and not _deep3_covered(arch):  # (2,2,2,2,1): section deep3
+            if not _two_hidden(arch) and not covers_architecture([int(w) for w in arch.split(",")]):  # (2,2,2,2,1): section deep3
                 missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
                                 "reason": IDENTIFIABLE_MISSING})
     if only in (None, "deep3"):
