@@ -1,10 +1,6 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
 
-from proofs.check import SMALL, Net, Z, dot, eye, hidden_forms, q, qs, rank, require, trap, wellformed
-
-def _ints(ln, toks):
-    wellformed(all(SMALL.match(t) for t in toks), "E_SYNTAX", ln, "expected a nonnegative integer")
-    return [int(t) for t in toks]
+from proofs.check import Net, Z, dot, eye, hidden_forms, ints, q, qs, rank, require, trap, wellformed
 
 def verify_net(net, body):
     """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
@@ -24,11 +20,11 @@ def verify_net(net, body):
         bad(box[0] < box[1], ln, "box needs LO < HI", "E_VALUE")
     ln, toks = next(it, (ln, []))
     bad(len(toks) == 2 and toks[0] == "cells", ln, "expected 'cells K'")
-    K = _ints(ln, toks[1:])[0]
+    K = ints(toks[1:], ln, True)[0]
     pats, pts, forced, facets, cells = [None] * K, [None] * K, {}, [], []
     for ln, toks in it:
         bad(len(toks) >= 2, ln, "short line")
-        kw, I = toks[0], _ints(ln, toks[1:2])[0]
+        kw, I = toks[0], ints(toks[1:2], ln, True)[0]
         bad(I < K, ln, "cell index out of range", "E_INDEX")
         if kw == "cell":
             bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln, "bad cell line")
@@ -38,16 +34,16 @@ def verify_net(net, body):
             pts[I] = (ln, qs(toks[2:], ln, "E_NUMBER"))
         elif kw == "forced":
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
-            (l, i), mu, terms = _ints(ln, toks[2:4]), q(toks[4], ln, "E_NUMBER"), []
+            (l, i), mu, terms = ints(toks[2:4], ln, True), q(toks[4], ln, "E_NUMBER"), []
             for kind, a, b, lam in zip(*[iter(toks[5:])] * 4):  # the terms, four tokens each
                 bad(kind in ("n", "b"), ln, "term kind must be n or b")
-                terms.append((kind, tuple(_ints(ln, [a, b])), q(lam, ln, "E_NUMBER")))
+                terms.append((kind, tuple(ints([a, b], ln, True)), q(lam, ln, "E_NUMBER")))
             bad((l, i) in index and (I, index[(l, i)]) not in forced, ln, "bad forced neuron", "E_INDEX")
             forced[(I, index[(l, i)])] = (ln, mu, terms)
         elif kw in ("facet", "facet-box"):
             m = 5 if kw == "facet" else 4
             bad(len(toks) == m + n, ln, "bad facet line")
-            facets.append((ln, kw, I, _ints(ln, toks[2:m]), qs(toks[m:], ln, "E_NUMBER")))
+            facets.append((ln, kw, I, ints(toks[2:m], ln, True), qs(toks[m:], ln, "E_NUMBER")))
         else:
             bad(False, ln, f"unknown keyword {kw!r}")
     bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
