@@ -1,4 +1,5 @@
 """Independent checker of exactnet certificates (proofs/spec-1.0.md): frame, digests, dispatch, exact helpers."""
+
 import hashlib
 import importlib.util
 import json
@@ -8,6 +9,7 @@ import sys
 from collections import namedtuple
 from fractions import Fraction
 from pathlib import Path
+
 MAJOR, MINOR = 1, 0
 MAX_DIGITS = 4000          # per numerator / denominator
 MAX_LINE = 1_000_000       # characters per line

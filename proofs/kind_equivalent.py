@@ -1,4 +1,5 @@
 """Kind EQUIVALENT (proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md): REGIONS body of f - g or orbit."""
+
 from proofs import kind_regions
 from proofs.check import Net, Z, eye, ints, local_affine, qs, require, trap, wellformed
 

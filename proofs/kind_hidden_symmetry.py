@@ -1,4 +1,5 @@
 """Kind HIDDEN-SYMMETRY: the other block is theta' (proofs/spec-1.0-hidden-symmetry.md and the lemmas it names)."""
+
 from proofs import kind_equivalent, orbit, rules
 from proofs.check import Malformed, Z, require, wellformed
 

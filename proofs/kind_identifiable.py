@@ -1,8 +1,11 @@
 """Kind IDENTIFIABLE (proofs/spec-1.0-identifiable.md, -deep-2.md; lemmas/shallow.md, deep_identifiability.md)."""
+
 from itertools import combinations, product
 from math import lcm, prod
+
 from proofs.check import Malformed, Net, Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine
 from proofs.check import no_flip_set, qs, rank, require, wellformed
+
 MAX_MODE_CONFIGS = 2 ** 12
 MAX_NODES = 50000
 MAX_MODULUS = 16  # neurons dropped by one 'exclude modulus' step (2^16 residues at most)

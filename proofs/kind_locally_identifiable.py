@@ -1,4 +1,5 @@
 """Kind LOCALLY-IDENTIFIABLE (proofs/spec-1.0.md section 4.1, proofs/lemmas/local_identifiability.md)."""
+
 from proofs.check import Z, dot, eliminate, eye, forward, hidden_pre, ints, q, qs, rank_mod, require, wellformed
 
 def jacobian_rows(net, x):

@@ -1,4 +1,5 @@
 """Kind NOT-EQUIVALENT (proofs/spec-1.0.md section 4.2, proofs/lemmas/not_equivalent.md)."""
+
 from proofs.check import forward, qs, require, wellformed
 
 def check(cert):

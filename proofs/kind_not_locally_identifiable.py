@@ -1,5 +1,7 @@
 """Kind NOT-LOCALLY-IDENTIFIABLE (spec-1.0-not-locally-identifiable.md, lemmas/not_locally_identifiable.md)."""
+
 from proofs.check import Z, dot, forward, ints, q, qs, require, wellformed
+
 ONE, TWO = ("active", "dead", "unused"), ("proportional", "opposite")
 
 def check(cert):

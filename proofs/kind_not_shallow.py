@@ -1,4 +1,5 @@
 """Kind NOT-SHALLOW (proofs/spec-1.0-not-shallow.md, proofs/lemmas/not_shallow.md)."""
+
 from proofs.check import dot, eliminate, hidden_pre, in_region, local_affine, qs, require, wellformed
 
 def check(cert):

@@ -1,4 +1,5 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
+
 from proofs.check import Net, Z, dot, eye, hidden_forms, ints, q, qs, rank, require, trap, wellformed
 
 def verify_net(net, body):

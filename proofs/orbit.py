@@ -1,5 +1,6 @@
 """Canonical forms under permutation and positive scaling (proofs/lemmas/orbit.md; kind HIDDEN-SYMMETRY)."""
 from itertools import groupby, islice, permutations, product
+
 LIMIT = 5040  # orderings of tied neurons tried
 
 def canonical(Ws, bs):

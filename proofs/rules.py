@@ -1,5 +1,7 @@
 """Replay of the function-preserving rules of proofs/lemmas/symmetry_rules.md (kind HIDDEN-SYMMETRY)."""
+
 from proofs.check import SMALL, Reject, require
+
 RuleError = type("RuleError", (Reject,), {})  # a rule line that does not apply (E_RULE_*)
 
 def replay(Ws, bs, tokens, lineno=0):
