@@ -68,24 +68,33 @@ def ints(tokens, lineno=0, small=False):
 def dot(a, x):
     return sum((u * v for u, v in zip(a, x)), Z)
 
-def eliminate(M, p=0):
-    """(rank, determinant if M is square else 0) of a Fraction matrix by Bareiss elimination; p: over GF(p)."""
-    dens, prev = [math.lcm(*(v.denominator for v in r)) for r in M], 1
-    red = (lambda x: x % p) if p else (lambda x: x // prev)  # reduce mod p, or divide by the last pivot (exact)
-    rows, scale = [[red(int(v * d)) for v in r] for r, d in zip(M, dens)], math.prod(dens)
-    ncol, r, sign = (len(rows[0]) if rows else 0), 0, 1
+def eliminate(M):
+    """(rank, determinant if M is square else 0) of a Fraction matrix by integer (Bareiss) elimination."""
+    dens = [math.lcm(*(v.denominator for v in r)) for r in M]
+    rows, scale = [[int(v * d) for v in r] for r, d in zip(M, dens)], math.prod(dens)
+    ncol, r, prev, sign = (len(rows[0]) if rows else 0), 0, 1, 1
     for c in range(ncol):
         piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
         if piv is not None:  # rows from r on are zero left of c: whole rows are updated
             rows[r], rows[piv], sign = rows[piv], rows[r], sign if piv == r else -sign
-            pv, top = rows[r][c], rows[r]
-            rows[r + 1:] = [[red(pv * v - w[c] * t) for v, t in zip(w, top)] for w in rows[r + 1:]]
-            prev, r = pv, r + 1
+            p, top = rows[r][c], rows[r]
+            rows[r + 1:] = [[(p * v - w[c] * t) // prev for v, t in zip(w, top)] for w in rows[r + 1:]]
+            prev, r = p, r + 1
     return r, (Fraction(sign * prev, scale) if len(rows) == ncol == r else Z)
 
 def rank_mod(M, p=(1 << 61) - 1):
     """Rank over GF(p), at most the rank over Q (lemmas/local_identifiability.md); 0 if p divides a denominator."""
-    return 0 if any(v.denominator % p == 0 for r in M for v in r) else eliminate(M, p)[0]
+    if any(v.denominator % p == 0 for r in M for v in r):
+        return 0
+    rows, r = [[v.numerator * pow(v.denominator, -1, p) % p for v in row] for row in M], 0
+    for c in range(len(rows[0]) if rows else 0):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c]), None)
+        if piv is not None:  # rows below r are zero left of c
+            rows[r], rows[piv] = rows[piv], rows[r]
+            top = [v * pow(rows[r][c], -1, p) % p for v in rows[r][c:]]
+            rows[r + 1:] = [w[:c] + [(v - w[c] * t) % p for v, t in zip(w[c:], top)] for w in rows[r + 1:]]
+            r += 1
+    return r
 
 def eye(n):
     return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
