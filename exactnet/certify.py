@@ -238,7 +238,7 @@ STAGES = {
     "_rule_symmetry": "structural hidden-symmetry rules",
     "certify_shallow": "one hidden layer: the complete answer",
     "certify_deep": "two hidden layers: rule deep-2",
-    "certify_deep3": "three hidden layers, input and first width 2: rule deep-3",
+    "certify_deep3": "input width 2, width 2 in all hidden layers but the last two: rules deep-3, deep-n",
     "_sign_symmetry": "sign facts on the whole input space (exact LP)",
     "_fibre_symmetry": "exact fibre search",
     "certify_local": "Jacobian rank (functional dimension)",
@@ -252,8 +252,8 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
     if net.depth > 3 and not covers_architecture(net.architecture):
-        reasons.append("no proven global rule for this architecture (deep networks: rule deep-3 needs three hidden "
-                       "layers with input and first hidden width 2)")
+        reasons.append("no proven global rule for this architecture (deep networks: rules deep-3 and deep-n need "
+                       "input width 2 and width 2 in every hidden layer but the last two)")
     # the rule stage and the fibre search both need canonical_map(net): compute it at most once
     canon = functools.cache(lambda: canonical_map(net))
     attempts = []

@@ -1,5 +1,6 @@
-"""Rule deep-3: global identifiability for three hidden layers when the input and the first
-hidden layer have width 2 (theorem and proof: ``proofs/lemmas/deep3_identifiability.md``).
+"""Rules deep-3 and deep-n: global identifiability for three hidden layers when the input and the
+first hidden layer have width 2, and for more hidden layers when the input and every hidden layer
+but the last two have width 2 (theorems and proofs: ``proofs/lemmas/deep3_identifiability.md``).
 
 Architecture ``(2, 2, n2, n3, m)``. On the open quadrant ``C+`` where both first-layer neurons
 are active, ``f`` equals the two-hidden-layer network :func:`collapse` (layers 1 and 2 merged
@@ -23,6 +24,15 @@ network as given), the ``obstruct`` lines (refuting kink points), the ``anchor``
 ``jump`` lines (indices of ``collapse(net)``:
 second-layer neuron ``k`` of the network is its first-layer neuron ``k``). Only a search: the
 checker decides.
+
+Rule deep-n, architectures ``(2, 2, ..., 2, n, n', m)`` with ``L >= 2`` width-2 hidden layers before
+the last two (:func:`width2_levels`): the same search level by level. ``C_i`` is the region where
+every neuron of the width-2 layers ``1..i`` is active (:func:`level_forms`: their pre-activations
+there as affine functions); :func:`collapse` merges the first ``L + 1`` layers (``f`` on ``C_L``); the
+cover budget is ``2L + n``; at level ``i`` of a tight cover the admissible pairs are taken among the
+lines not yet identified, with the bend and kink points inside ``C_(i-1)``, and an obstruction
+below the last level needs local lines that are not all parallel. Body ``rule deep-n``, the same
+lines.
 """
 
 from __future__ import annotations
@@ -33,24 +43,34 @@ from random import Random
 from flint import fmpq
 
 from .deep_identifiable import (DeepResult, Vec, _bend_ok, _covers, _dot, _forms, _hyperplane, _maps_differ, _norm,
-                                _obstruction, _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps,
+                                _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps,
                                 certify_in_both_frames, moved_back)
 from .network import Network
 from .qq import q_str
 
-__all__ = ["collapse", "deep3_identifiable_body", "certify_deep3", "admissible_pairs",
+__all__ = ["collapse", "level_forms", "width2_levels", "deep3_identifiable_body", "certify_deep3",
            "covers_architecture", "family_network", "MAX_BEND_POINTS_3"]
 
 #: Bend points kept for the cover search (the first ones found, spread over the lines).
 MAX_BEND_POINTS_3 = 24
 
 
+def width2_levels(architecture) -> int:
+    """``L``: the number of hidden layers of width 2 before the last two hidden layers, when the
+    input and those layers have width 2 (``(2, 2, ..., 2, n, n', m)``, ``L`` twos after the input),
+    else 0. Rule deep-3 is ``L = 1``, rule deep-n any ``L >= 1``."""
+    arch = tuple(architecture)
+    L = len(arch) - 4
+    return L if L >= 1 and all(a == 2 for a in arch[:L + 1]) else 0
+
+
 def covers_architecture(architecture) -> bool:
-    """True for the architectures rule deep-3 is about: ``(2, 2, n2, n3, m)``."""
-    return len(architecture) == 5 and tuple(architecture[:2]) == (2, 2)
+    """True for the architectures rules deep-3 and deep-n are about: ``(2, 2, ..., 2, n, n', m)``
+    (at least three hidden layers; the input and every hidden layer but the last two of width 2)."""
+    return width2_levels(architecture) >= 1
 
 
-def family_network(seed: int, n2: int = 2, n3: int = 2) -> Network:
+def family_network(seed: int, n2: int = 2, n3: int = 2, levels: int = 1) -> Network:
     """A seeded ``(2, 2, n2, n3, 1)`` network of the family on which rule deep-3 often applies (about one
     in seven for ``n2 = n3 = 2``), the source of ``examples/identifiable_2-2-2-2-1.json`` (seed 46).
 
@@ -58,30 +78,58 @@ def family_network(seed: int, n2: int = 2, n3: int = 2) -> Network:
     second-layer neuron ``w . (t - c) + e`` with ``w`` entries in ``{+-1/2, +-1, +-2}`` and ``e`` in
     ``-3/2..3/2`` (its line in ``C+`` passes near the origin); third layer positive weights ``p/q``
     (``1 <= p <= 4``, ``q <= 2``) and negative biases ``-2..-8``; output weights ``1..3``, bias 0. Only a
-    generator of candidates: whether a member is identifiable is what ``certify`` decides."""
+    generator of candidates: whether a member is identifiable is what ``certify`` decides.
+
+    ``levels > 1`` (rule deep-n): ``levels - 1`` more width-2 layers after the first, each
+    ``t -> (t1 + e1 t2, t2 + e2 t1) + bias`` with ``e`` in ``{+-1/4, +-1/2}`` and the bias making the
+    values at the origin ``d`` in ``2..4`` (its lines cross the all-active quadrant of the layer
+    before at distance about ``d`` from the origin); the layers above use ``c = d``, and a row of the
+    next layer parallel to an earlier one is drawn again."""
     from fractions import Fraction as F
 
     r = Random(seed)
     c = [F(r.randint(6, 12)), F(r.randint(6, 12))]
+    chain = [([[1, 0], [0, 1]], c)]
+    for _ in range(levels - 1):
+        e, d = [F(r.choice([-1, 1]), r.choice([2, 4])) for _ in range(2)], [F(r.randint(2, 4)) for _ in range(2)]
+        chain.append(([[1, e[0]], [e[1], 1]], [d[0] - c[0] - e[0] * c[1], d[1] - c[1] - e[1] * c[0]]))
+        c = d
     W2, b2 = [], []
-    for _ in range(n2):
+    while len(W2) < n2:
         w = [F(r.choice([-2, -1, 1, 2]), r.choice([1, 2])), F(r.choice([-2, -1, 1, 2]), r.choice([1, 2]))]
+        if levels > 1 and any(w[0] * v[1] == w[1] * v[0] for v in W2):
+            continue  # deep-n: parallel lines in this layer are redrawn
         W2.append(w)
         b2.append(-(w[0] * c[0] + w[1] * c[1]) + F(r.randint(-3, 3), 2))
     W3 = [[F(r.randint(1, 4), r.choice([1, 2])) for _ in range(n2)] for _ in range(n3)]
     b3 = [-F(r.randint(2, 8)) for _ in range(n3)]
     W4 = [[F(r.randint(1, 3)) for _ in range(n3)]]
-    return Network.from_lists([([[1, 0], [0, 1]], c), (W2, b2), (W3, b3), (W4, [0])])
+    return Network.from_lists(chain + [(W2, b2), (W3, b3), (W4, [0])])
 
 
-def collapse(net: Network) -> Network:
-    """The two-hidden-layer network equal to ``net`` where every first-layer neuron is active:
-    layers 1 and 2 merged (``W2 W1``, ``W2 b1 + b2``), the other layers as they are."""
-    W1, b1, W2, b2 = net.weights(1), net.biases(1), net.weights(2), net.biases(2)
-    rows = [[sum((r[j] * W1[j][i] for j in range(len(W1))), fmpq(0)) for i in range(net.input_dim)] for r in W2]
-    bias = [sum((r[j] * b1[j] for j in range(len(W1))), fmpq(0)) + c for r, c in zip(W2, b2)]
-    rest = [(net.weights(l), net.biases(l)) for l in range(3, net.depth + 1)]
-    return Network.from_lists([(rows, bias)] + rest)
+def level_forms(net: Network, levels: int) -> list[list[Vec]]:
+    """The pre-activations of hidden layers ``1 .. levels + 1`` where every neuron of the layers before
+    is active, as affine functions of the input (rows ``gradient + [constant]``), layer by layer."""
+    out: list[list[Vec]] = []
+    for l in range(1, levels + 2):
+        W, b = net.weights(l), net.biases(l)
+        if not out:
+            out.append([list(W[k]) + [b[k]] for k in range(len(W))])
+            continue
+        prev = out[-1]
+        out.append([[sum((W[k][j] * prev[j][i] for j in range(len(prev))), fmpq(0)) + (b[k] if i == len(prev[0]) - 1
+                                                                                      else 0)
+                     for i in range(len(prev[0]))] for k in range(len(W))])
+    return out
+
+
+def collapse(net: Network, levels: int = 1) -> Network:
+    """The two-hidden-layer network equal to ``net`` where every neuron of the first ``levels`` hidden
+    layers is active: layers ``1 .. levels + 1`` merged into one affine layer (for ``levels = 1``:
+    ``W2 W1``, ``W2 b1 + b2``), the other layers as they are."""
+    rows = level_forms(net, levels)[-1]
+    rest = [(net.weights(l), net.biases(l)) for l in range(levels + 2, net.depth + 1)]
+    return Network.from_lists([([r[:-1] for r in rows], [r[-1] for r in rows])] + rest)
 
 
 def _faces(net: Network):
@@ -166,51 +214,67 @@ def _spread_lines(bends: list, lines: list[Vec]) -> list:
     return [q[i] for i in range(max(map(len, queues))) for q in queues if i < len(q)]
 
 
-def admissible_pairs(P: list[Vec], covers: list[tuple]) -> list[tuple[tuple, tuple, tuple, tuple]]:
-    """``(cover lines, a, b, quadrant)`` for the pairs of lines ``a``, ``b`` of a tight cover that are
-    not parallel and have every point of ``P`` off them in one open quadrant (lines normalised)."""
+def _obstruction_cell(cands: list[tuple[Vec, tuple]], hs: list[tuple], n: int, crossing: bool) -> list[Vec] | None:
+    """``n + 1`` of the kink points ``(y, local line)`` in one open cell of the lines ``hs`` with pairwise
+    distinct local lines (``crossing``: and not all of them parallel), or None."""
+    cells: dict[tuple, dict] = {}
+    for x, h in cands:
+        key = tuple(_sgn(_dot(hh, x)) for hh in hs)
+        if 0 not in key:
+            cells.setdefault(key, {}).setdefault(h, x)
+    for pts in cells.values():
+        if len(pts) > n and (not crossing or _rank([list(h[:2]) for h in pts]) == 2):
+            return list(pts.values())[:n + 1]
+    return None
+
+
+def _level_pairs(P: list[Vec], lines: list[tuple], before) -> list[tuple[tuple, tuple, tuple]]:
+    """``(a, b, quadrant)`` for the pairs of ``lines`` that are not parallel and have every point of
+    ``P`` inside ``before`` and off them in one open quadrant (lemmas/deep3_identifiability.md)."""
     out = []
-    for cover in covers:
-        hs = [_hyperplane(P, c) for c in cover]
-        for a, b in combinations(hs, 2):
-            if a[0] * b[1] - a[1] * b[0] == 0:
-                continue
-            sides = {(_sgn(_dot(list(a), x)), _sgn(_dot(list(b), x))) for x in P}
-            sides = {s for s in sides if 0 not in s}
-            if len(sides) == 1:
-                out.append((tuple(hs), a, b, sides.pop()))
+    for a, b in combinations(lines, 2):
+        if a[0] * b[1] - a[1] * b[0] == 0:
+            continue
+        sides = {(_sgn(_dot(list(a), x)), _sgn(_dot(list(b), x))) for x in P if before(x)}
+        sides = {v for v in sides if 0 not in v}
+        if len(sides) == 1:
+            out.append((a, b, sides.pop()))
     return out
 
 
 def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
-    """Try to build the body of an IDENTIFIABLE certificate with rule deep-3."""
+    """Try to build the body of an IDENTIFIABLE certificate with rule deep-3 (three hidden layers) or
+    deep-n (more: ``L`` width-2 levels before the last two hidden layers)."""
     arch = net.architecture
-    if not covers_architecture(arch):
-        return DeepResult(None, "rule deep-3 needs three hidden layers and input and first hidden width 2")
-    n2 = arch[2]
-    if n2 > 6 or arch[3] > 12:
-        return DeepResult(None, "rule deep-3 is limited to second-layer width 6 and third-layer width 12")
-    W1, b1 = net.weights(1), net.biases(1)
-    t = [list(W1[j]) + [b1[j]] for j in range(2)]
-    if _rank([r[:-1] for r in t]) < 2:
-        return DeepResult(None, "the two first-layer hyperplanes are parallel or a row is zero")
-    sub = collapse(net)
-    S1, Sb1, S2, S3 = sub.weights(1), sub.biases(1), sub.weights(2), sub.weights(3)
-    ks = [list(S1[k]) + [Sb1[k]] for k in range(n2)]
+    L = width2_levels(arch)
+    rule = "deep-3" if L == 1 else "deep-n"
+    if not L:
+        return DeepResult(None, "rules deep-3 and deep-n need three or more hidden layers, input width 2 and "
+                                "width 2 in every hidden layer but the last two")
+    n2, n3 = arch[L + 1], arch[L + 2]
+    if n2 > 6 or n3 > 12:
+        return DeepResult(None, f"rule {rule} is limited to width 6 and 12 in the last two hidden layers")
+    forms = level_forms(net, L)
+    levels, ks = forms[:-1], forms[-1]
+    if any(_rank([r[:-1] for r in t]) < 2 for t in levels):
+        return DeepResult(None, "the two hyperplanes of a width-2 layer (all before it active) are parallel or a "
+                                "row is zero")
+    sub = collapse(net, L)
+    S1, S2, S3 = sub.weights(1), sub.weights(2), sub.weights(3)
     if any(all(v == 0 for v in r[:-1]) for r in ks) or any(_rank([a, b]) < 2 for a, b in combinations(ks, 2)):
-        return DeepResult(None, "on the all-active quadrant two second-layer neurons share a zero line, "
+        return DeepResult(None, "on the all-active region two neurons of the first wide layer share a zero line, "
                                 "or one is constant")
-    m, n3 = sub.architecture[3], sub.architecture[2]
+    m = sub.architecture[3]
     uT = [[S3[o][k] * S2[k][j] for o in range(m) for j in range(n2)] for k in range(n3)]
     uS = [[S2[k][j] * S1[j][i] for k in range(n3) for i in range(2)] for j in range(n2)]
     if _zero_subset(uT) or _zero_subset(uS):
-        return DeepResult(None, "a flip set exists in the layers above the first")
+        return DeepResult(None, "a flip set exists in the last two hidden layers")
 
-    def inside(x: Vec) -> bool:
-        return all(_dot(r, x) > 0 for r in t)
+    def inside(i: int):  # C_i: every neuron of the width-2 levels 1..i active
+        return lambda x: all(_dot(r, x) > 0 for t in levels[:i] for r in t)
 
     cf = _faces(net)
-    bends = _spread_lines(_bend_witnesses(net, cf), t + ks)
+    bends = _spread_lines(_bend_witnesses(net, cf), [r for t in forms for r in t])
     P: list[Vec] = []
     kept = []
     for bend in bends:
@@ -221,52 +285,67 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     if not P:
         return DeepResult(None, "no bend points found")
     try:
-        covers = _covers(P, 2 + n2)
+        covers = _covers(P, 2 * L + n2)
     except _TooBig:
         return DeepResult(None, f"the cover search over {len(P)} bend points is too large")
     if covers is None:
         return DeepResult(None, f"the {len(P)} bend points admit a cover with a free line or fewer lines")
-    own, kl = {_norm(r) for r in t}, {_norm(r) for r in ks}
+    own, kl = [{_norm(r) for r in t} for t in levels], {_norm(r) for r in ks}
     kinks = _kink_points(net, cf)
     refuting: list[Vec] = []
     patches: list[list[Vec]] = []
-    pairs = admissible_pairs(P, covers)
-    stats = {"bends": len(P), "covers": len(covers), "admissible": len(pairs)}
-    for hs, a, b, u in pairs:
-        off = [x for x in P if _dot(list(a), x) != 0 and _dot(list(b), x) != 0]
-        if {a, b} == own and set(hs) - own == kl and all(map(inside, off)):
-            continue
-        y = next((y for y, g, _ in kinks if _refutes(y, a, b, u, g)), None)
-        if y is not None:
-            if y not in refuting:
-                refuting.append(y)
-            continue
-        # Step 1 (b): more local lines in one cell of the cover inside the quadrant than n3 neurons make
-        cands = [(y, h) for y, _, h in kinks if (_sgn(_dot(list(a), y)), _sgn(_dot(list(b), y))) == u]
-        pts = _obstruction(cands, list(hs), arch[3])
-        if pts is None:
-            return DeepResult(None, "an admissible first layer other than theta's is not refuted", stats)
-        if pts not in patches:
-            patches.append(pts)
-    if not all(any(_dot(r, x) == 0 and inside(x) for x in P) for r in ks):
-        return DeepResult(None, "a second-layer line carries no bend point inside the all-active quadrant", stats)
-    rng = Random(seed)
-    lines = anchor_and_steps(sub, ks, rng, _patch_points(sub, rng), keep=inside)
-    if lines is None:
-        return DeepResult(None, "no anchor cell and steps inside the all-active quadrant pin the third layer",
+    stats = {"bends": len(P), "covers": len(covers), "admissible": 0}
+    for cover in covers:
+        hs = [_hyperplane(P, c) for c in cover]
+        rest = list(hs)
+        for i in range(L):  # level i + 1 of the proof: its pair is theta's, or refuted
+            before, exception = inside(i), False
+            for a, b, u in _level_pairs(P, rest, before):
+                stats["admissible"] += 1
+                off = [x for x in P if before(x) and _dot(list(a), x) != 0 and _dot(list(b), x) != 0]
+                if {a, b} == own[i] and all(map(inside(i + 1), off)) and (i + 1 < L or set(rest) - own[i] == kl):
+                    exception = True
+                    continue
+                y = next((y for y, g, _ in kinks if before(y) and _refutes(y, a, b, u, g)), None)
+                if y is not None:
+                    if y not in refuting:
+                        refuting.append(y)
+                    continue
+                # Step 1 (b): too many local lines in one cell of the cover inside the quadrant
+                cands = [(y, h) for y, _, h in kinks
+                         if before(y) and (_sgn(_dot(list(a), y)), _sgn(_dot(list(b), y))) == u]
+                pts = _obstruction_cell(cands, hs, n3, i + 1 < L)
+                if pts is None:
+                    return DeepResult(None, f"an admissible pair at level {i + 1} other than theta's is not refuted",
+                                      stats)
+                if pts not in patches:
+                    patches.append(pts)
+            if not exception:
+                break
+            rest = [h for h in rest if h not in own[i]]
+    if not all(any(_dot(r, x) == 0 and inside(L)(x) for x in P) for r in ks):
+        return DeepResult(None, "a line of the first wide layer carries no bend point inside the all-active region",
                           stats)
-    body = ["rule deep-3"]
+    rng = Random(seed)
+    lines = anchor_and_steps(sub, ks, rng, _patch_points(sub, rng), keep=inside(L))
+    if lines is None:
+        return DeepResult(None, "no anchor cell and steps inside the all-active region pin the layers above",
+                          stats)
+    body = [f"rule {rule}"]
     body += [f"bend {_pt(x)} {_pt(u)} {q_str(a)} {q_str(b)} {l} {i}" for x, u, a, b, (l, i) in kept]
     for pts in patches + ([refuting] if refuting else []):
         body.append(f"obstruct {len(pts)} " + " ".join(_pt(y) for y in pts))
-    return DeepResult(body + lines, "rule deep-3 applies", {**stats, "steps": len(lines) - 1})
+    return DeepResult(body + lines, f"rule {rule} applies", {**stats, "steps": len(lines) - 1})
 
 
 def certify_deep3(net: Network, seed: int = 0):
-    """An IDENTIFIABLE certify result by rule deep-3, or an UNDECIDED one (no claim); searched on the
-    canonical form first (moved back to ``net``'s indices), then on ``net`` as given, like
-    :func:`exactnet.deep_identifiable.certify_deep`."""
-    return certify_in_both_frames(
-        net, deep3_identifiable_body, moved_back, "deep-3",
-        "three hidden layers, input and first width 2: the hypotheses of rule deep-3 hold "
-        "(proofs/lemmas/deep3_identifiability.md)", seed)
+    """An IDENTIFIABLE certify result by rule deep-3 (or deep-n for more than three hidden layers), or
+    an UNDECIDED one (no claim); searched on the canonical form first (moved back to ``net``'s
+    indices), then on ``net`` as given, like :func:`exactnet.deep_identifiable.certify_deep`."""
+    deep_n = width2_levels(net.architecture) > 1
+    rule = "deep-n" if deep_n else "deep-3"
+    scope = (f"{net.depth - 1} hidden layers, input width 2 and width 2 in every hidden layer but the last two"
+             if deep_n else "three hidden layers, input and first width 2")
+    return certify_in_both_frames(net, deep3_identifiable_body, moved_back, rule,
+                                  f"{scope}: the hypotheses of rule {rule} hold "
+                                  "(proofs/lemmas/deep3_identifiability.md)", seed)

@@ -178,15 +178,17 @@ def _refutes(P, y, pair, u, g):
     return 0 not in v and v != u and all(a != b or dot(g, [p - q for p, q in zip(P[sp[1]], P[sp[0]])])
                                          for a, b, sp in zip(v, u, pair))
 
-def deep_2(cert, body, three=False):
+def deep_2(cert, body, levels=0):
+    """Rule deep-2 (levels = 0) and, with ``levels`` = L width-2 layers merged into the first, deep-3 / deep-n."""
     full, ln0 = cert.network, body[0][0]
-    ok = full.arch[:2] == [2, 2] and full.depth == 4 and rank(full.W[0]) == 2 if three else full.depth == 3
-    require(ok and full.arch[0] >= 2, "E_DEPTH", ln0, "deep-2 needs two hidden layers and n0 >= 2; deep-3 three, "
-            "n0 = n1 = 2 and independent first-layer rows")
-    tf = [list(w) + [c] for w, c in zip(full.W[0], full.b[0])]
-    net = Net.of([[[dot(r, col) for col in zip(*full.W[0])] for r in full.W[1]]] + full.W[2:],  # deep-3: f on C+
-                 [[dot(r, full.b[0]) + c for r, c in zip(full.W[1], full.b[1])]] + full.b[2:]) if three else full
-    keep = (lambda x: all(dot(r, x) + r[-1] > 0 for r in tf)) if three else (lambda x: True)  # C+ (deep-3)
+    forms = local_affine(full, [1] * full.num_hidden)  # per layer, the pre-activations where all is active
+    lv = [[list(g) + [c] for g, c in layer] for layer in forms[:levels]]  # T^1 .. T^L
+    require(full.depth == 3 + levels and full.arch[0] >= 2 and (not levels or set(full.arch[:levels + 1]) == {2})
+            and all(rank([r[:-1] for r in t]) == 2 for t in lv), "E_DEPTH", ln0, "deep-2 needs two hidden layers "
+            "and n0 >= 2; deep-3, deep-n: n0 = 2, width 2 but in the last two hidden layers, independent rows")
+    net = Net.of([[g for g, _ in forms[levels]]] + full.W[levels + 1:], [[c for _, c in forms[levels]]]
+                 + full.b[levels + 1:])  # deep-3 / deep-n: f on C_L; deep-2: the network itself
+    keep = lambda x, i=levels: all(dot(r, x) + r[-1] > 0 for t in lv[:i] for r in t)  # noqa: E731 (in C_i)
     (n0, n1, n2, m), (W1, W2, W3), t = net.arch, net.W, [list(w) + [c] for w, c in zip(net.W[0], net.b[0])]
     require(all(map(any, W1)) and all(rank([t[i], t[j]]) == 2 for i, j in combinations(range(n1), 2)),
             "E_SAME_HYPERPLANE", ln0, "first layer: a zero row or two rows on one hyperplane")
@@ -213,21 +215,31 @@ def deep_2(cert, body, three=False):
             g, c = hidden_forms(full, pat)[zeros[0]]
             hyps.add(tuple(v / next(a for a in [*g, c] if a) for v in [*g, c]))
             kinks.append((y, g))
-        patches.append((pts, len(hyps)))
+        patches.append((pts, len(hyps), rank([h[:-1] for h in hyps])))
     on = lambda sp, F: any(all(dot(r, P[i]) + r[-1] == 0 for i in sp) for r in F)  # noqa: E731 (P[sp] on one of F)
-    require(not three or all(any(dot(r, x) + r[-1] == 0 and keep(x) for x in P) for r in t), "E_COVER", ln0,
-            "a second-layer line has no bend point inside C+")
-    for span in _covers(n0, n1 + 2 * three, P, ln0):  # theta's own hyperplanes, or obstructed / refuted
-        for A in combinations(span, 2) if three else []:  # Step 1: an admissible pair is theta's or refuted
-            off = [x for x in P if 0 not in _sides(P, A, x)]
-            u = {_sides(P, A, x) for x in off}
-            if len(u) == 1 and rank([[p - q for p, q in zip(P[sp[1]], P[sp[0]])] for sp in A]) == 2:
-                require(all(on(sp, tf) for sp in A) and all(on(sp, t) for sp in span if sp not in A) and all(map(
-                    keep, off)) or any(_refutes(P, y, A, *u, g) for y, g in kinks) or any(
-                    nh > n2 and _inside(P, span, pts) and {_sides(P, A, pts[0])} == u for pts, nh in patches),
-                    "E_COVER", ln0, "an admissible first layer other than theta's is not refuted")
-        require(three or all(on(sp, t) for sp in span) or any(k > n2 and _inside(P, span, y) for y, k in patches),
-                "E_COVER", ln0, "a cover of the bend points other than theta's first layer is not obstructed")
+    require(not levels or all(any(dot(r, x) + r[-1] == 0 and keep(x) for x in P) for r in t), "E_COVER", ln0,
+            "a line of the first layer of the collapse has no bend point inside C_L")
+    for span in _covers(n0, n1 + 2 * levels, P, ln0):  # theta's own hyperplanes, or obstructed / refuted
+        rest = list(span)
+        for i in range(levels):  # Step 1 at level i + 1: an admissible pair is theta's or refuted
+            mine = False
+            for A in combinations(rest, 2):
+                off = [x for x in P if keep(x, i) and 0 not in _sides(P, A, x)]
+                u = {_sides(P, A, x) for x in off}
+                if len(u) == 1 and rank([[p - q for p, q in zip(P[sp[1]], P[sp[0]])] for sp in A]) == 2:
+                    ok = all(on(sp, lv[i]) for sp in A) and all(keep(x, i + 1) for x in off) and (
+                        i + 1 < levels or all(on(sp, t) for sp in rest if sp not in A))
+                    mine |= ok
+                    require(ok or any(keep(y, i) and _refutes(P, y, A, *u, g) for y, g in kinks) or any(
+                        nh > n2 and (i + 1 == levels or par == 2) and keep(pts[0], i) and _inside(P, span, pts)
+                        and {_sides(P, A, pts[0])} == u for pts, nh, par in patches),
+                        "E_COVER", ln0, f"an admissible pair at level {i + 1} other than theta's is not refuted")
+            if not mine:
+                break  # no theta' has this cover
+            rest = [sp for sp in rest if not on(sp, lv[i])]
+        require(levels or all(on(sp, t) for sp in span) or any(k > n2 and _inside(P, span, y)
+                                                                for y, k, _ in patches), "E_COVER", ln0,
+                "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
     pieces = [_piece(net, ln, "E_ANCHOR", k, z, keep) for k, z in enumerate(_points(n0, ln, tk, n2))]
@@ -268,7 +280,8 @@ def deep_2(cert, body, three=False):
         no_flip_set(u, ln0, "flip-set search limited to", "a layer has a flip set")
 
 RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2,
-         "deep-3": lambda cert, body: deep_2(cert, body, True)}
+         "deep-3": lambda cert, body: deep_2(cert, body, 1),
+         "deep-n": lambda cert, body: deep_2(cert, body, max(cert.network.depth - 3, 1))}
 
 def check(cert):
     ln, t = cert.body[0] if cert.body else (0, [""])

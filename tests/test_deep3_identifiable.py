@@ -99,7 +99,7 @@ def test_the_certificate_is_about_its_network():
 
 
 def test_outside_scope():
-    for arch in ((3, 2, 2, 2, 1), (2, 3, 2, 2, 1), (2, 2, 2, 1), (2, 2, 2, 2, 2, 1)):
+    for arch in ((3, 2, 2, 2, 1), (2, 3, 2, 2, 1), (2, 2, 2, 1), (2, 2, 3, 2, 2, 1)):
         assert deep3_identifiable_body(random_network(arch, 0)).body is None
     net, body = _body(46)
     deep2 = random_network((2, 2, 2, 1), 35, max_num=4, max_den=3)
