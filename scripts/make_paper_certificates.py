@@ -16,7 +16,8 @@ Sections (issue 6, requirement 3):
    ``IDENTIFIABLE`` for the four with two hidden layers (rule deep-2); for ``(3,4,3,2,1)`` the
    ``IDENTIFIABLE`` certificate is missing (no global theorem covers it in this version).
 1b. ``(2,2,2,2,1)``: the network ``examples/identifiable_2-2-2-2-1.json`` with ``IDENTIFIABLE``
-   (rule deep-3) and ``LOCALLY-IDENTIFIABLE`` certificates.
+   (rule deep-3) and ``LOCALLY-IDENTIFIABLE`` certificates; beyond the paper's list, the four-hidden-layer
+   ``examples/identifiable_2-2-2-2-3-1.json`` with ``IDENTIFIABLE`` (rule deep-n).
 2. Minimal and not identifiable: examples A and B (``HIDDEN-SYMMETRY``).
 3. Width-1 family ``(2,1,1,1)``: 20 seeded samples, each with its ``HIDDEN-SYMMETRY`` witness.
 4. Depth: a ``(2,2,2,2,1)`` network with a ``NOT-SHALLOW`` certificate.
@@ -56,6 +57,7 @@ IDENTIFIABLE_MISSING = (
     "(Jacobian rank D - N) is certified"
 )
 DEEP3_EXAMPLE = "identifiable_2-2-2-2-1"
+DEEPN_EXAMPLE = "identifiable_2-2-2-2-3-1"
 
 
 def _slug(arch: str) -> str:
@@ -174,6 +176,16 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
             cp.format(f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
             how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
+        src = ROOT / "examples" / f"{DEEPN_EXAMPLE}.json"  # beyond the paper's list: four hidden layers
+        net = load_network(str(src))
+        entries.append(_certify_entry(
+            files, f"{DEEPN_EXAMPLE}_example", net, "IDENTIFIABLE",
+            "theta of (2,2,2,2,3,1) is identifiable: every theta' of the architecture computing f is in its orbit "
+            "(rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md)",
+            cp.replace(DEEP3_EXAMPLE, DEEPN_EXAMPLE).format(f"{DEEPN_EXAMPLE}_example"),
+            net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{DEEPN_EXAMPLE}.json",
+            D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
+            cheap=True))
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
@@ -249,7 +261,8 @@ def _readme(manifest: dict) -> str:
          f"Random networks: `{manifest['random_law']}` (same as `exactnet random --max-num {MAX_NUM} --max-den {MAX_DEN}`).",
          ""]
     titles = {"local": "1. Local identifiability, functional dimension D - N",
-              "deep3": "1b. Three hidden layers: an identifiable (2,2,2,2,1) network (rule deep-3)",
+              "deep3": "1b. Three and four hidden layers: identifiable (2,2,2,2,1) and (2,2,2,2,3,1) networks "
+                       "(rules deep-3, deep-n)",
               "minimal": "2. Minimal and not identifiable",
               "width1": "3. Width-1 family (2,1,1,1): no identifiable parameter among 20 samples",
               "depth": "4. Depth: NOT-SHALLOW"}
