@@ -25,8 +25,9 @@ network as given), the ``obstruct`` lines (refuting kink points), the ``anchor``
 second-layer neuron ``k`` of the network is its first-layer neuron ``k``). Only a search: the
 checker decides.
 
-Rule deep-n, architectures ``(2, 2, ..., 2, n, n', m)`` with ``L >= 2`` width-2 hidden layers before
-the last two (:func:`width2_levels`): the same search level by level. ``C_i`` is the region where
+Rule deep-n, architectures ``(2, 2, ..., 2, n, n', m)`` with ``L >= 1`` width-2 hidden layers before
+the last two (:func:`width2_levels`; the producer names ``L = 1`` deep-3, which the checker runs the
+same way): the same search level by level. ``C_i`` is the region where
 every neuron of the width-2 layers ``1..i`` is active (:func:`level_forms`: their pre-activations
 there as affine functions); :func:`collapse` merges the first ``L + 1`` layers (``f`` on ``C_L``); the
 cover budget is ``2L + n``; at level ``i`` of a tight cover the admissible pairs are taken among the

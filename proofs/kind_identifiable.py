@@ -159,7 +159,7 @@ def _piece(net, ln, code, k, z, keep):
     g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * net.arch[2])[1]]
     require(keep(z) and 0 not in s and k < net.arch[2] and dot(g[k], z) + g[k][-1] == 0 and any(g[k][:-1])
             and all(r == k or rank([g[k], g[r]]) == 2 for r in range(net.arch[2])), code, ln,
-            f"not on a separate visible piece of second-layer neuron {k} in an open cell (in C+ for deep-3)")
+            f"not on a separate visible piece of second-layer neuron {k} in an open cell (in C_L for deep-3, -n)")
     return s, g
 
 def _sides(P, span, y):
@@ -257,7 +257,7 @@ def deep_2(cert, body, levels=0):
             s, g = ([_sgn(v) for v in z] for z in forward(net, y)[0][:2])  # two layers
             require(keep(y) and s.count(0) == 1 and 0 not in g and all(
                 (k, i) in K for k in range(n2) for i in range(n1) if s[i] == -s0[i]), "E_JUMP", ln,
-                "not on exactly one first-layer hyperplane (in C+ for deep-3), or a crossed pair is not known")
+                "not on exactly one first-layer hyperplane (in C_L for deep-3, -n), or a crossed pair unknown")
             j, rows = s.index(0), eqs.setdefault(s.index(0), [])
             rows += [[W3[o][k] if g[k] > 0 else Z for k in range(n2)] for o in range(m)]
             unknown = [k for k in range(n2) if (k, j) not in K]
