@@ -240,11 +240,14 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
     flats = _flats(P)
     found: list[tuple] = []
     nodes = [0]
-    most = max(len(c) for opts in flats.values() for c, _ in opts)  # no flat covers more points
+    contents = {c for opts in flats.values() for c, _ in opts}
+
+    def fit(left: frozenset, k: int) -> bool:  # the k flats meeting most of ``left`` could cover it (pruning)
+        return sum(sorted((len(c & left) for c in contents), reverse=True)[:k]) >= len(left)
 
     def can(left: frozenset, k: int) -> bool:
         nodes[0] += 1
-        return not left or (k > 0 and len(left) <= k * most and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
+        return not left or (k > 0 and fit(left, k) and any(can(left - c, k - 1) for c, _ in flats[min(left)]))
 
     def go(left: frozenset, chosen: list) -> bool:
         nodes[0] += 1
@@ -255,7 +258,7 @@ def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
                 return False
             found.append(tuple(chosen))
             return True
-        if len(chosen) == n1 or len(left) > (n1 - len(chosen)) * most:
+        if len(chosen) == n1 or not fit(left, n1 - len(chosen)):
             return True  # no cover completes from here: nothing found, nothing refuted
         for content, hyper in flats[min(left)]:
             if not hyper:

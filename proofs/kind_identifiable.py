@@ -135,17 +135,19 @@ def _covers(n0, n1, P, ln0):
                 if rank(base) == k:
                     c = frozenset(m for m, o in enumerate(P) if rank(base + [[r - s for r, s in zip(o, p)]]) == k)
                     flats[i].setdefault(c, (k == n0 - 1, (i,) + T))
-    M = max(len(c) for opts in flats for c in opts)  # the largest content of a flat
+    contents = {c for opts in flats for c in opts}
+    def fit(left, r):  # Lemma C, pruning: the r flats meeting most of the points left cover them all
+        return sum(sorted((len(c & left) for c in contents), reverse=True)[:r]) >= len(left)
     def can(left, r):  # r flats can cover the points left
         nodes[0] += 1
-        return not left or 0 < r and len(left) <= r * M and any(can(left - c, r - 1) for c in flats[min(left)])
+        return not left or 0 < r and fit(left, r) and any(can(left - c, r - 1) for c in flats[min(left)])
     def go(left, chosen):
         nodes[0] += 1
         require(nodes[0] <= MAX_NODES, "E_LIMIT", ln0, f"cover search limited to {MAX_NODES} nodes")
         require(left or len(chosen) >= n1, "E_COVER", ln0, "a cover by fewer hyperplanes")
         if not left or len(chosen) == n1:
             found.extend([] if left else [chosen])
-        elif len(left) <= (n1 - len(chosen)) * M:  # else prune (Lemma C): the flats left cannot cover P
+        elif fit(left, n1 - len(chosen)):  # else prune (Lemma C): the flats left cannot cover P
             for c, (hyper, span) in flats[min(left)].items():
                 require(hyper or not can(left - c, n1 - len(chosen) - 1), "E_COVER", ln0, "cover with a free flat")
                 if hyper:
