@@ -44,7 +44,7 @@ from random import Random
 from flint import fmpq
 
 from .deep_identifiable import (DeepResult, Vec, _bend_ok, _covers, _dot, _forms, _hyperplane, _maps_differ, _norm,
-                                _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps,
+                                _obstruction, _patch_points, _pt, _rank, _sgn, _TooBig, _zero_subset, anchor_and_steps,
                                 certify_in_both_frames, moved_back)
 from .network import Network
 from .qq import q_str
@@ -215,20 +215,6 @@ def _spread_lines(bends: list, lines: list[Vec]) -> list:
     return [q[i] for i in range(max(map(len, queues))) for q in queues if i < len(q)]
 
 
-def _obstruction_cell(cands: list[tuple[Vec, tuple]], hs: list[tuple], n: int, crossing: bool) -> list[Vec] | None:
-    """``n + 1`` of the kink points ``(y, local line)`` in one open cell of the lines ``hs`` with pairwise
-    distinct local lines (``crossing``: and not all of them parallel), or None."""
-    cells: dict[tuple, dict] = {}
-    for x, h in cands:
-        key = tuple(_sgn(_dot(hh, x)) for hh in hs)
-        if 0 not in key:
-            cells.setdefault(key, {}).setdefault(h, x)
-    for pts in cells.values():
-        if len(pts) > n and (not crossing or _rank([list(h[:2]) for h in pts]) == 2):
-            return list(pts.values())[:n + 1]
-    return None
-
-
 def _level_pairs(P: list[Vec], lines: list[tuple], before) -> list[tuple[tuple, tuple, tuple]]:
     """``(a, b, quadrant)`` for the pairs of ``lines`` that are not parallel and have every point of
     ``P`` inside ``before`` and off them in one open quadrant (lemmas/deep3_identifiability.md)."""
@@ -315,7 +301,7 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
                 # Step 1 (b): too many local lines in one cell of the cover inside the quadrant
                 cands = [(y, h) for y, _, h in kinks
                          if before(y) and (_sgn(_dot(list(a), y)), _sgn(_dot(list(b), y))) == u]
-                pts = _obstruction_cell(cands, hs, n3, i + 1 < L)
+                pts = _obstruction(cands, hs, n3, i + 1 < L)
                 if pts is None:
                     return DeepResult(None, f"an admissible pair at level {i + 1} other than theta's is not refuted",
                                       stats)

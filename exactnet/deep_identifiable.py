@@ -235,15 +235,20 @@ def _flats(P: list[Vec]) -> dict[int, set]:
     return res
 
 
-def _covers(P: list[Vec], n1: int) -> list[tuple] | None:
-    """Covers of P by exactly n1 spanned hyperplanes; None if a cover with a free flat exists."""
+def _covers(P: list[Vec], n1: int, fit: Callable[[frozenset, int], bool] | None = None) -> list[tuple] | None:
+    """Covers of P by exactly n1 spanned hyperplanes; None if a cover with a free flat exists.
+
+    ``fit(left, k)``: False only when ``k`` flats cannot cover the points ``left`` (Lemma C, pruning);
+    by default the ``k`` flats meeting most of them. Another bound changes no outcome, only the work."""
     flats = _flats(P)
     found: list[tuple] = []
     nodes = [0]
     contents = {c for opts in flats.values() for c, _ in opts}
 
-    def fit(left: frozenset, k: int) -> bool:  # the k flats meeting most of ``left`` could cover it (pruning)
+    def sharpest(left: frozenset, k: int) -> bool:
         return sum(sorted((len(c & left) for c in contents), reverse=True)[:k]) >= len(left)
+
+    fit = fit or sharpest
 
     def can(left: frozenset, k: int) -> bool:
         nodes[0] += 1
@@ -389,7 +394,9 @@ def _lp_piece_point(h: Vec, t: list[Vec], s: Sequence[int]) -> Vec | None:
     return x if all(_sgn(_dot(r, x)) == si for r, si in zip(t, s)) else None
 
 
-def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> list[Vec] | None:
+def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int, crossing: bool = False) -> list[Vec] | None:
+    """``n2 + 1`` of the kink points ``(y, local line)`` in one open cell of the hyperplanes ``hs``
+    with pairwise distinct local lines (``crossing``: and not all of them parallel; rule deep-n), or None."""
     cells: dict[tuple, dict] = {}
     for x, h in cands:
         key = tuple(_sgn(_dot(hh, x)) for hh in hs)
@@ -397,7 +404,7 @@ def _obstruction(cands: list[tuple[Vec, tuple]], hs: list[tuple], n2: int) -> li
             continue
         cells.setdefault(key, {}).setdefault(h, x)
     for pts in cells.values():
-        if len(pts) > n2:
+        if len(pts) > n2 and (not crossing or _rank([list(h[:-1]) for h in pts]) >= 2):
             return list(pts.values())[:n2 + 1]
     return None
 
