@@ -76,25 +76,23 @@ def run_demo(args: argparse.Namespace) -> int:
     except Exception as e:  # noqa: BLE001 - the demo reports and goes on
         print(f"== NOT-SHALLOW for example C: not available ({e})")
         ok = False
-    deep = random_network((2, 3, 3, 1), 0, max_num=4, max_den=3)  # proofs/certificates/identifiable_2-3-3-1_seed0
-    res = certify(deep)
-    print(f"== a two-hidden-layer network (exactnet random --arch 2,3,3,1 --seed 0 --max-num 4 --max-den 3): "
-          f"{res.verdict}: {res.reason}")
-    if res.certificate is not None:
-        line = _check(res.certificate, deep, out / "identifiable_2-3-3-1.cert")
-        ok &= "s VERIFIED" in line
-        print(f"   {line}")
     from .deep3_identifiable import family_network
 
-    deep3 = family_network(46)  # examples/identifiable_2-2-2-2-1.json (the paper certificate's network)
-    res = certify(deep3)
-    print(f"== a three-hidden-layer network (family_network(46), examples/identifiable_2-2-2-2-1.json): "
-          f"{res.verdict}: {res.reason}")
-    ok &= res.certificate is not None
-    if res.certificate is not None:
-        line = _check(res.certificate, deep3, out / "identifiable_2-2-2-2-1.cert")
-        ok &= "s VERIFIED" in line
-        print(f"   {line}")
+    for what, deep, name in (  # the networks of the paper certificates for rules deep-2, deep-3, deep-n
+            ("a two-hidden-layer network (exactnet random --arch 2,3,3,1 --seed 0 --max-num 4 --max-den 3)",
+             random_network((2, 3, 3, 1), 0, max_num=4, max_den=3), "identifiable_2-3-3-1"),
+            ("a three-hidden-layer network (family_network(46), examples/identifiable_2-2-2-2-1.json)",
+             family_network(46), "identifiable_2-2-2-2-1"),
+            ("a four-hidden-layer network (family_network(20, n3=3, levels=2), "
+             "examples/identifiable_2-2-2-2-3-1.json)", family_network(20, n3=3, levels=2),
+             "identifiable_2-2-2-2-3-1")):
+        res = certify(deep)
+        print(f"== {what}: {res.verdict}: {res.reason}")
+        ok &= res.certificate is not None
+        if res.certificate is not None:
+            line = _check(res.certificate, deep, out / f"{name}.cert")
+            ok &= "s VERIFIED" in line
+            print(f"   {line}")
     try:
         from .plotting import write_example_pictures
 

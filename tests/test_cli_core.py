@@ -77,6 +77,6 @@ def test_demo_runs_as_a_program(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "example A" in proc.stdout and "example C" in proc.stdout
-    # the deep rules: a (2,3,3,1) network by deep-2 and a (2,2,2,2,1) one by deep-3, both checked
-    for name in ("identifiable_2-3-3-1.cert", "identifiable_2-2-2-2-1.cert"):
+    # the deep rules: (2,3,3,1) by deep-2, (2,2,2,2,1) by deep-3 and (2,2,2,2,3,1) by deep-n, all checked
+    for name in ("identifiable_2-3-3-1.cert", "identifiable_2-2-2-2-1.cert", "identifiable_2-2-2-2-3-1.cert"):
         assert f"s VERIFIED IDENTIFIABLE  ({name})" in proc.stdout and (tmp_path / name).exists()
