@@ -52,7 +52,8 @@ from .qq import q_str
 __all__ = ["collapse", "level_forms", "width2_levels", "deep3_identifiable_body", "certify_deep3",
            "covers_architecture", "family_network", "MAX_BEND_POINTS_3"]
 
-#: Bend points kept for the cover search (the first ones found, spread over the lines).
+#: Bend points kept for the cover search (the first ones found, spread over the lines): this many, or
+#: four per line of the cover budget ``2L + n`` when that is more (rule deep-n with ``L >= 3``).
 MAX_BEND_POINTS_3 = 24
 
 
@@ -265,7 +266,7 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     P: list[Vec] = []
     kept = []
     for bend in bends:
-        if bend[0] not in P and len(P) < MAX_BEND_POINTS_3:
+        if bend[0] not in P and len(P) < max(MAX_BEND_POINTS_3, 4 * (2 * L + n2)):
             P.append(bend[0])
         if bend[0] in P and bend not in kept:
             kept.append(bend)

@@ -199,3 +199,27 @@ def test_identifiable_never_with_detectors_or_low_rank(seed):
     assert not find_rules(net)
     fd = functional_dimension(net)
     assert fd.functional_dimension == net.num_parameters - net.num_hidden and fd.locally_identifiable
+
+
+# Five hidden layers (L = 3): a network found by a variant of the family (second- and third-level
+# lines at distance 5..7 and 2..3 from the origin); the checker's middle level (i = 2 of 3) is used.
+FIVE = [([[1, 0], [0, 1]], [9, 10]), ([[1, "-1/4"], ["1/2", 1]], ["-3/2", "-19/2"]),
+        ([[1, "-1/4"], ["1/2", 1]], ["-7/4", "-9/2"]), ([[1, -1], [-1, 2]], [0, -5]),
+        ([[1, 3], [3, "3/2"], [1, 2]], [-5, -5, -3]), ([[1, 2, 2]], [0])]
+
+
+def test_five_hidden_layers():
+    net = Network.from_lists(FIVE)
+    assert width2_levels(net.architecture) == 3
+    res = certify(net)
+    assert res.verdict == "IDENTIFIABLE" and res.details["rule"] == "deep-n", res.reason
+    assert check_certificate_text(res.certificate, network=net).verified
+    lines = deep3_identifiable_body(net).body
+    level3 = level_forms(net, 3)[2]
+    for name, code, bad in (
+            ("no level-3 bends", "E_COVER", [l for l in lines if not (l.startswith("bend") and any(
+                _dot(r, [fmpq(v) for v in l.split()[1:3]]) == 0 for r in level3))]),
+            ("rule deep-3", "E_DEPTH", ["rule deep-3"] + lines[1:])):
+        chk = _checked(net, bad)
+        assert not chk.verified and f" {code}: " in chk.lines[1], (name, chk.lines)
+    assert not search_fibre(net, first_only=False).found
