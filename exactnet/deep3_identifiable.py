@@ -112,16 +112,14 @@ def family_network(seed: int, n2: int = 2, n3: int = 2, levels: int = 1) -> Netw
 def level_forms(net: Network, levels: int) -> list[list[Vec]]:
     """The pre-activations of hidden layers ``1 .. levels + 1`` where every neuron of the layers before
     is active, as affine functions of the input (rows ``gradient + [constant]``), layer by layer."""
+    n0 = net.input_dim
+    prev: list[Vec] = [[fmpq(int(i == j)) for i in range(n0)] + [fmpq(0)] for j in range(n0)]  # x_j itself
     out: list[list[Vec]] = []
     for l in range(1, levels + 2):
         W, b = net.weights(l), net.biases(l)
-        if not out:
-            out.append([list(W[k]) + [b[k]] for k in range(len(W))])
-            continue
-        prev = out[-1]
-        out.append([[sum((W[k][j] * prev[j][i] for j in range(len(prev))), fmpq(0)) + (b[k] if i == len(prev[0]) - 1
-                                                                                      else 0)
-                     for i in range(len(prev[0]))] for k in range(len(W))])
+        prev = [[sum((W[k][j] * prev[j][i] for j in range(len(prev))), fmpq(0)) + (b[k] if i == n0 else 0)
+                 for i in range(n0 + 1)] for k in range(len(W))]
+        out.append(prev)
     return out
 
 
