@@ -73,8 +73,10 @@ def covers_architecture(architecture) -> bool:
 
 
 def family_network(seed: int, n2: int = 2, n3: int = 2, levels: int = 1) -> Network:
-    """A seeded ``(2, 2, n2, n3, 1)`` network of the family on which rule deep-3 often applies (about one
-    in seven for ``n2 = n3 = 2``), the source of ``examples/identifiable_2-2-2-2-1.json`` (seed 46).
+    """A seeded ``(2, 2, n2, n3, 1)`` network (``levels`` twos after the input) of the family on which
+    rules deep-3 and deep-n often apply (deep-3: about one in seven for ``n2 = n3 = 2``), the source of
+    ``examples/identifiable_2-2-2-2-1.json`` (seed 46) and, with ``n3=3, levels=2``, of
+    ``examples/identifiable_2-2-2-2-3-1.json`` (seed 20).
 
     First layer ``x + c1``, ``y + c2`` (``c`` in ``6..12``: the lines far from the origin); each
     second-layer neuron ``w . (t - c) + e`` with ``w`` entries in ``{+-1/2, +-1, +-2}`` and ``e`` in
@@ -112,15 +114,7 @@ def family_network(seed: int, n2: int = 2, n3: int = 2, levels: int = 1) -> Netw
 def level_forms(net: Network, levels: int) -> list[list[Vec]]:
     """The pre-activations of hidden layers ``1 .. levels + 1`` where every neuron of the layers before
     is active, as affine functions of the input (rows ``gradient + [constant]``), layer by layer."""
-    n0 = net.input_dim
-    prev: list[Vec] = [[fmpq(int(i == j)) for i in range(n0)] + [fmpq(0)] for j in range(n0)]  # x_j itself
-    out: list[list[Vec]] = []
-    for l in range(1, levels + 2):
-        W, b = net.weights(l), net.biases(l)
-        prev = [[sum((W[k][j] * prev[j][i] for j in range(len(prev))), fmpq(0)) + (b[k] if i == n0 else 0)
-                 for i in range(n0 + 1)] for k in range(len(W))]
-        out.append(prev)
-    return out
+    return [[list(g) + [c] for g, c in layer] for layer in _forms(net, [1] * net.num_hidden)[:levels + 1]]
 
 
 def collapse(net: Network, levels: int = 1) -> Network:

@@ -649,7 +649,7 @@ def anchor_and_steps(net: Network, t: list[Vec], rng: Random, pool: list[tuple[V
 
 
 def moved_back(body: list[str], maps) -> list[str]:
-    """A deep-2 or deep-3 body built for ``g.theta`` rewritten for ``theta`` (``maps``:
+    """A deep-2, deep-3 or deep-n body built for ``g.theta`` rewritten for ``theta`` (``maps``:
     :func:`orbit_map`'s ``(perm, scales)`` per hidden layer, neuron ``j`` of ``g.theta`` being neuron
     ``perm[j]`` of ``theta``, scaled). Points are inputs, which ``g`` does not move; every hypothesis
     of the rules is about zero sets, signs and ranks, which positive scalings keep; so only neuron

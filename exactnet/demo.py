@@ -4,8 +4,8 @@ For theory.md's examples A and C it prints the architecture and counts, an exact
 evaluation and the canonical form; certifies both (``exactnet certify``), runs the
 independent checker on every certificate it wrote, proves that C needs two hidden
 layers (``NOT-SHALLOW``) and, when matplotlib is installed, draws C's arrangement and
-dependency graph, and certifies a two-hidden-layer network IDENTIFIABLE (rule deep-2) and a
-three-hidden-layer one (rule deep-3). Everything it writes goes to ``--output-dir`` (default: a new
+dependency graph, and certifies IDENTIFIABLE a two-hidden-layer network (rule deep-2), a
+three-hidden-layer one (rule deep-3) and a four-hidden-layer one (rule deep-n). Everything it writes goes to ``--output-dir`` (default: a new
 temporary folder).
 """
 

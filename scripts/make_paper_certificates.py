@@ -60,6 +60,11 @@ DEEP3_EXAMPLE = "identifiable_2-2-2-2-1"
 DEEPN_EXAMPLE = "identifiable_2-2-2-2-3-1"
 
 
+def _cp(example: str, name: str) -> str:
+    """The first part of an entry's command: the example network copied to where it is stored."""
+    return f"cp examples/{example}.json proofs/certificates/{name}.json && "
+
+
 def _slug(arch: str) -> str:
     return arch.replace(",", "-")
 
@@ -162,7 +167,6 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
     if only in (None, "deep3"):
         src = ROOT / "examples" / f"{DEEP3_EXAMPLE}.json"
         net = load_network(str(src))
-        cp = f"cp examples/{DEEP3_EXAMPLE}.json proofs/certificates/{{}}.json && "
         D, N = net.num_parameters, net.num_hidden
         info = dict(section="deep3", source=f"examples/{DEEP3_EXAMPLE}.json", D=D, N=N, functional_dimension=D - N,
                     cheap=True)
@@ -170,11 +174,11 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             files, f"{DEEP3_EXAMPLE}_example", net, "IDENTIFIABLE",
             "theta of (2,2,2,2,1) is identifiable: every theta' of the architecture computing f is in its orbit "
             "(rule deep-3, proofs/lemmas/deep3_identifiability.md)",
-            cp.format(f"{DEEP3_EXAMPLE}_example"), net_text=src.read_text(encoding="utf-8"), **info))
+            _cp(DEEP3_EXAMPLE, f"{DEEP3_EXAMPLE}_example"), net_text=src.read_text(encoding="utf-8"), **info))
         entries.append(_certify_entry(
             files, f"local_{_slug('2,2,2,2,1')}_example", net, "LOCALLY-IDENTIFIABLE",
             f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
-            cp.format(f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
+            _cp(DEEP3_EXAMPLE, f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
             how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
         src = ROOT / "examples" / f"{DEEPN_EXAMPLE}.json"  # beyond the paper's list: four hidden layers
         net = load_network(str(src))
@@ -182,7 +186,7 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             files, f"{DEEPN_EXAMPLE}_example", net, "IDENTIFIABLE",
             "theta of (2,2,2,2,3,1) is identifiable: every theta' of the architecture computing f is in its orbit "
             "(rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md)",
-            cp.replace(DEEP3_EXAMPLE, DEEPN_EXAMPLE).format(f"{DEEPN_EXAMPLE}_example"),
+            _cp(DEEPN_EXAMPLE, f"{DEEPN_EXAMPLE}_example"),
             net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{DEEPN_EXAMPLE}.json",
             D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
             cheap=True))
