@@ -6,7 +6,8 @@ The verdict is one of
   the orbit of ``theta`` (mechanism named);
 * ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`; two
   hidden layers when the hypotheses of rule deep-2 hold: :mod:`exactnet.deep_identifiable`; three
-  hidden layers with input and first width 2 by rule deep-3: :mod:`exactnet.deep3_identifiable`);
+  or more hidden layers, width 2 in all but the last two, by rules deep-3 and deep-n:
+  :mod:`exactnet.deep3_identifiable`);
 * ``LOCALLY-IDENTIFIABLE``: the Jacobian has rank ``D - N`` at points inside activation
   regions, so no other parameter of the fibre is near ``theta`` (:mod:`exactnet.fdim`);
 * ``UNDECIDED``: with the reason. This says nothing about the network.
@@ -238,7 +239,7 @@ STAGES = {
     "_rule_symmetry": "structural hidden-symmetry rules",
     "certify_shallow": "one hidden layer: the complete answer",
     "certify_deep": "two hidden layers: rule deep-2",
-    "certify_deep3": "input width 2, width 2 in all hidden layers but the last two: rules deep-3, deep-n",
+    "certify_deep3": "width 2 in all hidden layers but the last two: rules deep-3, deep-n",
     "_sign_symmetry": "sign facts on the whole input space (exact LP)",
     "_fibre_symmetry": "exact fibre search",
     "certify_local": "Jacobian rank (functional dimension)",
@@ -253,7 +254,7 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     reasons: list[str] = []
     if net.depth > 3 and not covers_architecture(net.architecture):
         reasons.append("no proven global rule for this architecture (deep networks: rules deep-3 and deep-n need "
-                       "input width 2 and width 2 in every hidden layer but the last two)")
+                       "width 2 in every hidden layer but the last two)")
     # the rule stage and the fibre search both need canonical_map(net): compute it at most once
     canon = functools.cache(lambda: canonical_map(net))
     attempts = []

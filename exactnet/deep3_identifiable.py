@@ -25,6 +25,12 @@ network as given), the ``obstruct`` lines (refuting kink points), the ``anchor``
 second-layer neuron ``k`` of the network is its first-layer neuron ``k``). Only a search: the
 checker decides.
 
+Wider input, architectures ``(n0, 2, ..., 2, n, n', m)`` with ``n0 > 2`` (Lemma R of the same file):
+``f`` is determined by its restriction to the plane of two input coordinates on which the first
+layer has rank 2 (:func:`plane_restriction`), and ``theta`` is identifiable when that restriction, a
+network with input width 2, is; the body is the restriction's, in the plane's coordinates, and the
+checker restricts the embedded network the same way.
+
 Rule deep-n, architectures ``(2, 2, ..., 2, n, n', m)`` with ``L >= 1`` width-2 hidden layers before
 the last two (:func:`width2_levels`; the producer names ``L = 1`` deep-3, which the checker runs the
 same way): the same search level by level. ``C_i`` is the region where
@@ -49,8 +55,8 @@ from .deep_identifiable import (DeepResult, Vec, _bend_ok, _covers, _dot, _forms
 from .network import Network
 from .qq import q_str
 
-__all__ = ["collapse", "level_forms", "width2_levels", "deep3_identifiable_body", "certify_deep3",
-           "covers_architecture", "family_network", "MAX_BEND_POINTS_3"]
+__all__ = ["collapse", "level_forms", "width2_levels", "plane_restriction", "deep3_identifiable_body",
+           "certify_deep3", "covers_architecture", "family_network", "MAX_BEND_POINTS_3"]
 
 #: Bend points kept for the cover search (the first ones found, spread over the lines): this many, or
 #: four per line of the cover budget ``2L + n`` when that is more (rule deep-n with ``L >= 3``).
@@ -58,18 +64,35 @@ MAX_BEND_POINTS_3 = 24
 
 
 def width2_levels(architecture) -> int:
-    """``L``: the number of hidden layers of width 2 before the last two hidden layers, when the
-    input and those layers have width 2 (``(2, 2, ..., 2, n, n', m)``, ``L`` twos after the input),
-    else 0. Rule deep-3 is ``L = 1``, rule deep-n any ``L >= 1``."""
+    """``L``: the number of hidden layers of width 2 before the last two hidden layers, when those
+    layers have width 2 and the input width is at least 2 (``(n0, 2, ..., 2, n, n', m)``, ``L`` twos
+    after the input), else 0. Rule deep-3 is ``L = 1``, rule deep-n any ``L >= 1``; an input wider than
+    2 is reduced to a plane by :func:`plane_restriction`."""
     arch = tuple(architecture)
     L = len(arch) - 4
-    return L if L >= 1 and all(a == 2 for a in arch[:L + 1]) else 0
+    return L if L >= 1 and arch[0] >= 2 and all(a == 2 for a in arch[1:L + 1]) else 0
 
 
 def covers_architecture(architecture) -> bool:
-    """True for the architectures rules deep-3 and deep-n are about: ``(2, 2, ..., 2, n, n', m)``
-    (at least three hidden layers; the input and every hidden layer but the last two of width 2)."""
+    """True for the architectures rules deep-3 and deep-n are about: ``(n0, 2, ..., 2, n, n', m)``
+    (at least three hidden layers; input width at least 2, every hidden layer but the last two of
+    width 2)."""
     return width2_levels(architecture) >= 1
+
+
+def plane_restriction(net: Network) -> Network | None:
+    """Lemma R (``proofs/lemmas/deep3_identifiability.md``, "Wider input"): ``net`` restricted to the
+    plane of input coordinates ``i < j``, the first pair (in ``combinations`` order) whose columns of
+    the first layer have rank 2, as a network with input width 2; ``net`` itself when its input width
+    is 2 and its first layer has rank 2; None when no pair has rank 2. The checker makes the same
+    choice; it is the same for every permuted or rescaled copy of ``net``."""
+    from .regions import slice_network
+
+    n0, W1 = net.input_dim, net.weights(1)
+    for c in combinations(range(n0), 2):
+        if _rank([[r[i] for i in c] for r in W1]) == 2:
+            return slice_network(net, [0] * n0, *([int(k == i) for k in range(n0)] for i in c))
+    return None
 
 
 def family_network(seed: int, n2: int = 2, n3: int = 2, levels: int = 1) -> Network:
@@ -229,8 +252,13 @@ def deep3_identifiable_body(net: Network, seed: int = 0) -> DeepResult:
     L = width2_levels(arch)
     rule = "deep-3" if L == 1 else "deep-n"
     if not L:
-        return DeepResult(None, "rules deep-3 and deep-n need three or more hidden layers, input width 2 and "
-                                "width 2 in every hidden layer but the last two")
+        return DeepResult(None, "rules deep-3 and deep-n need three or more hidden layers, input width at least 2 "
+                                "and width 2 in every hidden layer but the last two")
+    if arch[0] > 2:  # Lemma R: the body is the one of the restriction to a coordinate plane
+        sub2 = plane_restriction(net)
+        if sub2 is None:
+            return DeepResult(None, "the first layer has rank below 2")
+        return deep3_identifiable_body(sub2, seed)
     n2, n3 = arch[L + 1], arch[L + 2]
     if n2 > 6 or n3 > 12:
         return DeepResult(None, f"rule {rule} is limited to width 6 and 12 in the last two hidden layers")
@@ -324,8 +352,10 @@ def certify_deep3(net: Network, seed: int = 0):
     indices), then on ``net`` as given, like :func:`exactnet.deep_identifiable.certify_deep`."""
     deep_n = width2_levels(net.architecture) > 1
     rule = "deep-n" if deep_n else "deep-3"
-    scope = (f"{net.depth - 1} hidden layers, input width 2 and width 2 in every hidden layer but the last two"
-             if deep_n else "three hidden layers, input and first width 2")
+    scope = (f"{net.depth - 1} hidden layers, width 2 in every hidden layer but the last two"
+             if deep_n else "three hidden layers, first width 2")
+    if net.input_dim > 2:
+        scope += ", the input restricted to a coordinate plane (Lemma R)"
     return certify_in_both_frames(net, deep3_identifiable_body, moved_back, rule,
                                   f"{scope}: the hypotheses of rule {rule} hold "
                                   "(proofs/lemmas/deep3_identifiability.md)", seed)

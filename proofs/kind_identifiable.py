@@ -183,11 +183,15 @@ def _refutes(P, y, pair, u, g):
 def deep_2(cert, body, levels=0):
     """Rule deep-2 (levels = 0) and, with ``levels`` = L width-2 layers merged into the first, deep-3 / deep-n."""
     full, ln0 = cert.network, body[0][0]
+    ij = levels and next((c for c in combinations(range(full.arch[0]), 2)
+                          if rank([[r[i] for i in c] for r in full.W[0]]) == 2), 0)  # first pair of rank 2
+    if ij:  # Lemma R (deep3_identifiability.md): f on the coordinate plane ij decides (n0 = 2: the same network)
+        full = Net.of([[[r[i] for i in ij] for r in full.W[0]]] + full.W[1:], full.b)
     forms = local_affine(full, [1] * full.num_hidden)  # per layer, the pre-activations where all is active
     lv = [[list(g) + [c] for g, c in layer] for layer in forms[:levels]]  # T^1 .. T^L
     require(full.depth == 3 + levels and full.arch[0] >= 2 and (not levels or set(full.arch[:levels + 1]) == {2})
             and all(rank([r[:-1] for r in t]) == 2 for t in lv), "E_DEPTH", ln0, "deep-2 needs two hidden layers "
-            "and n0 >= 2; deep-3, deep-n: n0 = 2, width 2 but in the last two hidden layers, independent rows")
+            "and n0 >= 2; deep-3, deep-n: width 2 (input: restricted) but in the last two, independent rows")
     net = Net.of([[g for g, _ in forms[levels]]] + full.W[levels + 1:], [[c for _, c in forms[levels]]]
                  + full.b[levels + 1:])  # deep-3 / deep-n: f on C_L; deep-2: the network itself
     keep = lambda x, i=levels: all(dot(r, x) + r[-1] > 0 for t in lv[:i] for r in t)  # noqa: E731 (in C_i)

@@ -53,7 +53,7 @@ def _checked(net, body):
 
 def test_scope():
     assert [width2_levels(a) for a in ((2, 2, 2, 1), (2, 2, 3, 2, 1), (2, 2, 2, 2, 3, 1), (2, 2, 2, 2, 2, 2, 1),
-                                       (2, 2, 3, 2, 2, 1), (3, 2, 2, 2, 2, 1))] == [0, 1, 2, 3, 0, 0]
+                                       (2, 2, 3, 2, 2, 1), (3, 2, 2, 2, 2, 1), (3, 3, 2, 2, 1))] == [0, 1, 2, 3, 0, 2, 0]
     assert not covers_architecture((2, 2, 3, 2, 2, 1))
     assert deep3_identifiable_body(random_network((2, 2, 3, 2, 2, 1), 0)).body is None
 
