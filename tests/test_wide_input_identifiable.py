@@ -5,7 +5,8 @@ coordinate plane on which the first layer has rank 2 is.
 Networks are *lifts* of width-2-input networks: first layer ``W1 R`` for a ``2 x n0`` matrix ``R`` of rank 2,
 so that ``f_lift(x) = f(R x)``.
 
-* lifts of certified networks are certified (also an orbit copy), and the checker verifies them;
+* lifts of certified networks are certified (also an orbit copy), and the checker verifies them; so is a
+  random network of the survey, not designed for the rule;
 * the checker takes the first pair of columns of rank 2 and nothing else: a body verifies exactly when it is
   a body for that restriction (Hypothesis: any further columns; a body in swapped coordinates is rejected);
 * the oracle direction of the lemma: a hidden symmetry of a width-2-input network lifts to a fibre point of
@@ -30,6 +31,7 @@ from exactnet.deep3_identifiable import (certify_deep3, covers_architecture, dee
 from exactnet.fibre_search import is_non_orbit_fibre_point, search_fibre
 from exactnet.network import Network
 from exactnet.randnet import random_network
+from exactnet.survey import sample_seed
 from exactnet.symmetry import random_orbit_element
 
 # the width-2-input networks the rules certify: deep-3 (seed 46, examples/identifiable_2-2-2-2-1.json) and
@@ -136,3 +138,13 @@ def test_independent_fibre_search_finds_nothing_for_certified_lifts():
         net = lift(_base(rule)[0], [[1, 2, -1], [0, 1, 1]])
         assert certify_deep3(net).verdict == "IDENTIFIABLE"
         assert not search_fibre(net, first_only=False).found
+
+
+def test_a_random_network_of_the_survey_is_certified():
+    """Not designed for the rule: sample 179 of ``exactnet survey --arch 3,2,2,2,1 --seed 0`` (about 1 in 200
+    random (3,2,2,2,1) networks is certified)."""
+    net = random_network((3, 2, 2, 2, 1), sample_seed(0, 179), max_num=9, max_den=5)
+    res = certify(net)
+    assert res.verdict == "IDENTIFIABLE" and "Lemma R" in res.reason, res.reason
+    assert check_certificate_text(res.certificate, network=net).verified
+    assert not search_fibre(net, first_only=False).found
