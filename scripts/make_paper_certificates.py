@@ -182,26 +182,19 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
             _cp(DEEP3_EXAMPLE, f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
             how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
-        src = ROOT / "examples" / f"{DEEPN_EXAMPLE}.json"  # beyond the paper's list: four hidden layers
-        net = load_network(str(src))
-        entries.append(_certify_entry(
-            files, f"{DEEPN_EXAMPLE}_example", net, "IDENTIFIABLE",
-            "theta of (2,2,2,2,3,1) is identifiable: every theta' of the architecture computing f is in its orbit "
-            "(rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md)",
-            _cp(DEEPN_EXAMPLE, f"{DEEPN_EXAMPLE}_example"),
-            net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{DEEPN_EXAMPLE}.json",
-            D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
-            cheap=True))
-        src = ROOT / "examples" / f"{WIDE_EXAMPLE}.json"  # beyond the paper's list: input width 3 (Lemma R)
-        net = load_network(str(src))
-        entries.append(_certify_entry(
-            files, f"{WIDE_EXAMPLE}_example", net, "IDENTIFIABLE",
-            "theta of (3,2,2,2,1) is identifiable: every theta' of the architecture computing f is in its orbit "
-            "(rule deep-3 on the restriction to a coordinate plane, Lemma R of proofs/lemmas/deep3_identifiability.md)",
-            _cp(WIDE_EXAMPLE, f"{WIDE_EXAMPLE}_example"),
-            net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{WIDE_EXAMPLE}.json",
-            D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
-            cheap=True))
+        for ex, arch, how in (  # beyond the paper's list: four hidden layers; input width 3
+                (DEEPN_EXAMPLE, "(2,2,2,2,3,1)", "rule deep-n, four hidden layers,"),
+                (WIDE_EXAMPLE, "(3,2,2,2,1)", "rule deep-3 on the restriction to a coordinate plane, Lemma R of")):
+            src = ROOT / "examples" / f"{ex}.json"
+            net = load_network(str(src))
+            entries.append(_certify_entry(
+                files, f"{ex}_example", net, "IDENTIFIABLE",
+                f"theta of {arch} is identifiable: every theta' of the architecture computing f is in its orbit "
+                f"({how} proofs/lemmas/deep3_identifiability.md)",
+                _cp(ex, f"{ex}_example"),
+                net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{ex}.json",
+                D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
+                cheap=True))
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
