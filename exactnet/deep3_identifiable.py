@@ -1,6 +1,7 @@
 """Rules deep-3 and deep-n: global identifiability for three hidden layers when the input and the
 first hidden layer have width 2, and for more hidden layers when the input and every hidden layer
-but the last two have width 2 (theorems and proofs: ``proofs/lemmas/deep3_identifiability.md``).
+but the last two have width 2; a wider input is reduced to width 2 by Lemma R (theorems and proofs:
+``proofs/lemmas/deep3_identifiability.md``).
 
 Architecture ``(2, 2, n2, n3, m)``. On the open quadrant ``C+`` where both first-layer neurons
 are active, ``f`` equals the two-hidden-layer network :func:`collapse` (layers 1 and 2 merged

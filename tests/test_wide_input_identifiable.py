@@ -7,11 +7,15 @@ so that ``f_lift(x) = f(R x)``.
 
 * lifts of certified networks are certified (also an orbit copy), and the checker verifies them; so is a
   random network of the survey, not designed for the rule;
-* the checker takes the first pair of columns of rank 2 and nothing else: a body verifies exactly when it is
-  a body for that restriction (Hypothesis: any further columns; a body in swapped coordinates is rejected);
-* the oracle direction of the lemma: a hidden symmetry of a width-2-input network lifts to a fibre point of
-  the lift outside its orbit (exact equivalence, canonical forms), and such lifts are never certified;
-* an independent fibre search finds nothing for certified lifts; a first layer of rank 1 is refused.
+* the checker takes the first pair of columns of rank 2 and nothing else of W1: a body for the restriction
+  verifies for every lift with that restriction (Hypothesis: any further columns; and a lift whose first
+  pair of rank 2 is (0, 2)); bodies in other coordinates are rejected; a first hidden layer of width 3 and a first
+  layer of rank 1 are refused (E_DEPTH);
+* the converse of Lemma R, checked by an oracle: a hidden symmetry of a width-2-input network lifts to a
+  fibre point of the lift outside its orbit (exact equivalence, canonical forms), and such lifts are never
+  certified;
+* the exact fibre search finds a flip set planted in a certified lift, and nothing in the certified lifts
+  themselves (a weak check: it proposes no candidate there).
 """
 
 from __future__ import annotations
@@ -105,18 +109,32 @@ def test_a_body_verifies_for_every_lift_with_the_same_restriction(cols, rule):
 @pytest.mark.parametrize("rule", sorted(BASES))
 def test_a_body_in_other_coordinates_is_rejected(rule):
     base, body = _base(rule)
-    swapped = lift(base, [[0, 1, 1], [1, 0, 1]])  # restriction: the base with its two inputs swapped
-    assert not _checked(swapped, body).verified
-    scaled = lift(base, [[2, 0, 0], [0, 1, 0]])  # restriction: the base with x_0 scaled
-    assert not _checked(scaled, body).verified
+    for R in ([[0, 1, 1], [1, 0, 1]],  # restriction: the base with its two inputs swapped
+              [[2, 0, 0], [0, 1, 0]]):  # restriction: the base with x_0 scaled
+        chk = _checked(lift(base, R), body)
+        assert not chk.verified and " E_BEND: " in chk.lines[1], chk.lines  # its bend points are not bends
+    # columns 0 and 1 of rank 1: the restriction is to the plane (0, 2), which is the base again
+    assert _checked(lift(base, [[1, 3, 0], [0, 0, 1]]), body).verified
     # a rank-1 first layer: nothing to restrict to, and the input is not 2-dimensional
     chk = _checked(lift(base, [[1, 2, 3], [2, 4, 6]]), body)
     assert not chk.verified and " E_DEPTH: " in chk.lines[1]
 
 
+def test_a_first_hidden_layer_of_width_3_is_refused():
+    """(3,3,2,2,1): W1 has rank 2 on columns (0, 1), but the restriction has first hidden width 3 (Lemma R needs
+    width 2); the checker refuses any body with E_DEPTH."""
+    base, body = _base("deep-3")
+    layers = [(base.weights(l), base.biases(l)) for l in range(1, base.depth + 1)]
+    W1 = [[1, 0, 2], [0, 1, 1], [1, 1, 3]]
+    W2 = [list(r) + [0] for r in layers[1][0]]
+    net = Network.from_lists([(W1, [6, 9, 1]), (W2, layers[1][1])] + layers[2:])
+    chk = _checked(net, body)
+    assert not chk.verified and " E_DEPTH: " in chk.lines[1]
+
+
 def test_hidden_symmetries_lift_and_lifts_are_never_certified():
-    """The other direction of Lemma R, checked by an oracle: theta'_2 in the fibre of theta_2 outside its
-    orbit gives lift(theta'_2) in the fibre of lift(theta_2) outside its orbit."""
+    """The converse of Lemma R (its closing remark), checked by an oracle: theta'_2 in the fibre of theta_2
+    outside its orbit gives lift(theta'_2) in the fibre of lift(theta_2) outside its orbit."""
     R = [[1, "1/2", -2], [-1, 3, "1/3"]]
     seen = 0
     for seed in range(40):
@@ -133,9 +151,21 @@ def test_hidden_symmetries_lift_and_lifts_are_never_certified():
     assert seen == 6
 
 
-def test_independent_fibre_search_finds_nothing_for_certified_lifts():
+def test_the_fibre_search_finds_a_planted_flip_set_and_nothing_in_certified_lifts():
+    """A flip set planted in the last hidden layer of a certified lift (W3[1] = -W3[0] with another bias, equal
+    output weights) is found by the exact fibre search, and certify does not say IDENTIFIABLE; the same search
+    finds nothing in the certified lifts (it proposes no candidate there: a weak check)."""
+    R = [[1, 2, -1], [0, 1, 1]]
+    net = lift(_base("deep-3")[0], R)
+    layers = [(net.weights(l), net.biases(l)) for l in range(1, net.depth + 1)]
+    W3, b3, W4 = [list(r) for r in layers[2][0]], list(layers[2][1]), [list(r) for r in layers[3][0]]
+    W3[1], b3[1], W4[0][1] = [-v for v in W3[0]], b3[0] + 1, W4[0][0]
+    planted = Network.from_lists(layers[:2] + [(W3, b3), (W4, layers[3][1])])
+    assert certify(planted).verdict != "IDENTIFIABLE"
+    res = search_fibre(planted)
+    assert res.found and is_non_orbit_fibre_point(planted, res.found[0].other)
     for rule in sorted(BASES):
-        net = lift(_base(rule)[0], [[1, 2, -1], [0, 1, 1]])
+        net = lift(_base(rule)[0], R)
         assert certify_deep3(net).verdict == "IDENTIFIABLE"
         assert not search_fibre(net, first_only=False).found
 
@@ -147,4 +177,4 @@ def test_a_random_network_of_the_survey_is_certified():
     res = certify(net)
     assert res.verdict == "IDENTIFIABLE" and "Lemma R" in res.reason, res.reason
     assert check_certificate_text(res.certificate, network=net).verified
-    assert not search_fibre(net, first_only=False).found
+    assert not search_fibre(net, first_only=False).found  # weak: no candidate is proposed here
