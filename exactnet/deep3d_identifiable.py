@@ -493,3 +493,17 @@ def deep3d_identifiable_body(net: Network, seed: int = 0):
     except Exception as e:  # the slice engine's limits
         return None, f"(A): slice complexes not computed ({e})"
     return ["rule deep-3d"] + planes + orient + bends + jl + obs + tw + lay, None
+
+
+def certify_deep3d(net: Network, seed: int = 0):
+    """An IDENTIFIABLE certify result by rule deep-3d for a (3,4,3,2,1) network, or an UNDECIDED one (no
+    claim). The search runs on ``net`` as given (not on its canonical form)."""
+    from .certificate import write_certificate
+    from .certify import CertifyResult
+
+    body, why = deep3d_identifiable_body(net, seed)
+    if body is None:
+        return CertifyResult("UNDECIDED", None, f"deep-3d: {why}")
+    return CertifyResult("IDENTIFIABLE", "IDENTIFIABLE", "architecture (3,4,3,2,1): the hypotheses of rule deep-3d "
+                         "hold (proofs/lemmas/deep3d_identifiability.md)", mechanism=None,
+                         certificate=write_certificate("IDENTIFIABLE", net, body), details={"rule": "deep-3d"})
