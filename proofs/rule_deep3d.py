@@ -28,11 +28,11 @@ def deep_3d(cert, body):
     groups, last = {k: [] for k in ORDER}, 0
     for ln, tk in body[1:]:
         key = "step" if tk[0] == "jump" else tk[0]
-        wellformed(len(tk) > 1 and key in ORDER and ORDER.index(key) >= last, "E_SYNTAX", ln,
-                   "expected plane, orient, bend, jumpline, obstruct, twist, anchor, step/jump lines in this order")
+        idx = ("0", "1", "2", "3")[:4 if key == "plane" else 3]
+        wellformed(len(tk) > 1 and key in ORDER and ORDER.index(key) >= last and (
+            key not in ("plane", "twist") or tk[1] in idx), "E_SYNTAX", ln, "expected plane J (0..3), "
+                   "orient, bend, jumpline, obstruct, twist K (0..2), anchor, step/jump lines in this order")
         last = ORDER.index(key)
-        wellformed(key not in ("plane", "twist") or tk[1] in ("0", "1", "2", "3")[:4 if key == "plane" else 3], "E_SYNTAX", ln,
-                   "plane J (0..3) or twist K (0..2)")
         groups[key].append((ln, tk if key == "step" else tk[1:]))
     wellformed(len(groups["anchor"]) == 1, "E_SYNTAX", ln0, "exactly one anchor line")
     def pat(x):
@@ -44,10 +44,11 @@ def deep_3d(cert, body):
     # (A): H_j lies in V(f), by a REGIONS body for the slice of the network on H_j.
     for j in range(4):
         lines = [(ln, tk[1:]) for ln, tk in groups["plane"] if tk[0] == str(j)]
-        require(lines, "E_PLANE", ln0, f"no plane lines for first-layer neuron {j}")
+        require(lines and lines[0][1] == ["domain", "all"], "E_PLANE", ln0, f"plane {j}: no lines, or a box")
         i = next(a for a in range(3) if W1[j][a])
         p0 = [-b[0][j] / W1[j][i] if a == i else Z for a in range(3)]
-        ds = [[Z + (a == e) - (W1[j][e] / W1[j][i] if a == i else 0) for a in range(3)] for e in range(3) if e != i]
+        ds = [[Z + (a == e) - (W1[j][e] / W1[j][i] if a == i else 0) for a in range(3)] for e in range(3)
+              if e != i]
         S = Net.of([[[dot(r, d) for d in ds] for r in W1]] + net.W[1:],
                    [[c + dot(r, p0) for r, c in zip(W1, b[0])]] + b[1:])
         for P in verify_net(S, lines)[1]:
@@ -75,8 +76,8 @@ def deep_3d(cert, body):
     require(all(map(inC, xs)), "E_BEND", ln0, "a bend point is not strictly inside C+")
     P = [x for i, x in enumerate(xs) if x not in xs[:i]]
     gam = [list(g) + [c] for g, c in local_affine(net, [1] * 9)[1]]
-    require(P and all(any(g[:-1]) for g in gam) and all(rank(c) == 2 for c in combinations(gam, 2)), "E_COVER", ln0,
-            "no bend points, or a form of the second layer on C+ constant or two proportional")
+    require(P and all(any(g[:-1]) for g in gam) and all(rank(c) == 2 for c in combinations(gam, 2)), "E_COVER",
+            ln0, "no bend points, or a form of the second layer on C+ constant or two proportional")
     require(not _covers(3, 2, P, ln0), "E_COVER", ln0, "two planes cover the bend points (P+)")
     patches = []
     for ln, tk in groups["obstruct"]:
@@ -104,7 +105,7 @@ def deep_3d(cert, body):
         d = _cross(W1[j], forms(p)[nu][:3]) if ok else [0]
         lo, hi = p[:nu] + [0] + p[nu + 1:], p[:nu] + [1] + p[nu + 1:]
         require(ok and any(d) and cj(j, lo) != cj(j, hi), "E_JUMPLINE", ln, "not a certified jump line of c_j")
-        if not any(not any(_cross(d, e)) and not any(_cross(d, [a - c for a, c in zip(y, z)])) for z, e in lines[j]):
+        if all(any(_cross(d, e)) or any(_cross(d, [a - c for a, c in zip(y, z)])) for z, e in lines[j]):
             lines[j].append((y, d))
     for j, L in lines.items():
         require(len(L) >= 4 or any(all(any(_cross(a[1], c[1])) for a, c in combinations(T, 2))
@@ -115,12 +116,12 @@ def deep_3d(cert, body):
         xs = [_bend(net, ln, tk) for ln, tk in tw]
         X = [x for i, x in enumerate(xs) if x not in xs[:i]]
         s = [_sgn(_val(r, X[0])) for r in t] if X else [0] * 4
-        g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * 5)[1]] if 0 not in s else []
+        g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * 5)[1]] * (0 not in s)
         rho = [-sum(lam[j] * t[j][a] for j in range(4) if s[j] < 0) for a in range(4)]
         require(len(X) >= 4 and g and rank([[a - c for a, c in zip(x, X[0])] for x in X[1:]]) == 1
                 and all([_sgn(_val(r, x)) for r in t] == s and _val(g[k], x) == 0 for x in X)
-                and any(_val(rho, x) for x in X) and all(_val(g[r], X[0]) * _val(rho, X[1]) !=
-                                                         _val(g[r], X[1]) * _val(rho, X[0]) for r in range(3) if r != k),
+                and any(_val(rho, x) for x in X) and all(_val(g[r], X[0]) * _val(rho, X[1]) != _val(g[r], X[1])
+                                                         * _val(rho, X[0]) for r in range(3) if r != k),
                 "E_TWIST", tw[-1][0] if tw else ln0, f"the twist witness for second-layer neuron {k} fails (L3)")
     # (L4), (L5): the anchor region R0.
     ln, tk = groups["anchor"][0]
@@ -157,7 +158,7 @@ def deep_3d(cert, body):
         F = forms(pat(y))
         g, e = F[4:7], F[7:9]
         require(m < 2 and 0 not in pre[:7] and pre[7 + m] == 0 and any(e[m][:3]) and rank(e) == 2 and W4[m],
-                "E_STEP", ln, f"not on a separate visible piece of third-layer neuron {m} strictly inside a region")
+                "E_STEP", ln, f"not on a separate visible piece of third-layer neuron {m} inside a region")
         J = [k for k in range(3) if _sgn(pre[4 + k]) != s0[k]]
         for r in range(2):
             T = [g[k] for k in J if (r, k) not in K]
