@@ -88,13 +88,13 @@ def test_sections_are_complete_and_missing_results_declared():
             assert e["expected"] in ("IDENTIFIABLE", "LOCALLY-IDENTIFIABLE") and e["status"] == "ok"
         elif net.architecture[:2] == (2, 2):  # (2,2,2,2,1): rule deep-3, for the network of section deep3
             assert e["network"] not in missing_ident
-        else:  # (3,4,3,2,1): no global theorem, declared missing
+        else:  # the random (3,4,3,2,1): rule deep-3d's hypotheses fail for it, declared missing
             assert net.depth > 3 and e["network"] in missing_ident
     ident = {tuple(e["architecture"]) for e in secs["local"] + secs["deep3"] if e.get("conclusion") == "IDENTIFIABLE"}
-    # the paper's five, and beyond its list the four-hidden-layer example of rule deep-n and the input-width-3
-    # example of rule deep-3 (Lemma R)
+    # the paper's six (the (3,4,3,2,1) one for the example network of rule deep-3d), and beyond its list the
+    # four-hidden-layer example of rule deep-n and the input-width-3 example of rule deep-3 (Lemma R)
     assert ident == {(2, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 1), (2, 2, 2, 2), (2, 2, 2, 2, 1), (2, 2, 2, 2, 3, 1),
-                     (3, 2, 2, 2, 1)}
+                     (3, 2, 2, 2, 1), (3, 4, 3, 2, 1)}
     pair = [e for e in secs["deep3"] if tuple(e["architecture"]) == (2, 2, 2, 2, 1)]
     deep3 = {e["conclusion"]: open(_path(e["network"])).read() for e in pair}  # one theta, both claims
     assert set(deep3) == {"IDENTIFIABLE", "LOCALLY-IDENTIFIABLE"} and len(set(deep3.values())) == 1
