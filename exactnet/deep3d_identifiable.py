@@ -314,12 +314,16 @@ def _obstructions(C: _Ctx, P, covers, gam, box):
     wrong = [sp for sp in covers if not all(map(on, sp))]
     out, pool = [], _kink_pool(C, box) if wrong else []
     for span in wrong:
-        groups = {}
-        for y, h in pool:
-            sv = _sides(P, span, y)
-            if 0 not in sv:
-                groups.setdefault(sv, {}).setdefault(h, y)
-        best = next((g for g in groups.values() if len(g) >= 3), None)
+        for more in range(4):  # a larger pool when the cells of this cover are not yet seen with 3 planes
+            groups = {}
+            for y, h in pool:
+                sv = _sides(P, span, y)
+                if 0 not in sv:
+                    groups.setdefault(sv, {}).setdefault(h, y)
+            best = next((g for g in groups.values() if len(g) >= 3), None)
+            if best is not None:
+                break
+            pool += _kink_pool(C, box, 600)
         if best is None:
             return None
         out.append("obstruct 3 " + " ".join(_pt(y) for y in list(best.values())[:3]))
@@ -485,7 +489,7 @@ def deep3d_identifiable_body(net: Network, seed: int = 0):
     tw = _twists(C, lam)
     if tw is None:
         return None, "(L3): no twist witness found for some second-layer neuron"
-    lay = _layers(C)
+    lay = _layers(C) or _layers(C, 24000)  # a second, larger sample when the first finds no plan
     if lay is None:
         return None, "(L4)-(L6): no anchor with steps and jumps pinning layer 3 was found"
     try:

@@ -7,13 +7,15 @@
   but not on R^3: it is a different function, so the rule may, and does, certify theta'' too);
 * docs/research/theta_3-4-3-2-1_whole_planes.json is not certified (its bend points in C+ lie on two
   planes, so (P+) fails);
-* an independent exact fibre search finds nothing outside theta_off's orbit.
+* an independent exact fibre search finds nothing outside theta_off's orbit;
+* a permuted and rescaled copy of theta_off is certified too.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import random
 from fractions import Fraction
 
 from exactnet.certificate import check_certificate_text, write_certificate
@@ -24,6 +26,7 @@ from exactnet.fibre_search import search_fibre
 from exactnet.netio import load_network
 from exactnet.fasteval import evaluate_batch_fast
 from exactnet.randnet import random_network
+from exactnet.symmetry import random_orbit_element
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "examples", "identifiable_3-4-3-2-1.json")
@@ -126,3 +129,11 @@ def test_other_architectures_are_out_of_scope():
 def test_fibre_search_finds_nothing_for_theta_off():
     net = load_network(EXAMPLE)
     assert not search_fibre(net, first_only=False).found
+
+
+def test_an_orbit_copy_is_certified_too():
+    net = load_network(EXAMPLE)
+    other = random_orbit_element(net, random.Random(3))
+    res = certify_deep3d(other)
+    assert res.verdict == "IDENTIFIABLE", res.reason
+    assert check_certificate_text(res.certificate, network=other).verified
