@@ -137,3 +137,22 @@ def test_an_orbit_copy_is_certified_too():
     res = certify_deep3d(other)
     assert res.verdict == "IDENTIFIABLE", res.reason
     assert check_certificate_text(res.certificate, network=other).verified
+
+
+MEMO_LAYERS = [  # the layers memo's anchor, steps and jump step for theta_off (section 7), neurons from 0
+    "anchor 231/100 17451/9200 -109/50 119/5 69/4 -213/5",
+    "step 0 -21/100 -29/50 9169/3250",
+    "step 1 632/35 -29/10 -259/20",
+    "step 0 781/180 -2/5 -7/50",
+    "jump 157/100 1141/1600 11/20",
+]
+
+
+def test_the_memo_plan_with_a_jump_step_verifies_and_needs_its_jump():
+    """The memo's anchor region (C_(-3), +++) needs the jump step (beta_(2,2)); without it, E_INCOMPLETE."""
+    net, body = _body()
+    head = [l for l in body if not l.startswith(("anchor", "step", "jump "))]
+    chk = _checked(net, head + MEMO_LAYERS)
+    assert chk.verified, chk.lines
+    chk = _checked(net, head + MEMO_LAYERS[:-1])
+    assert not chk.verified and " E_INCOMPLETE: " in chk.lines[1], chk.lines
