@@ -14,6 +14,8 @@ from random import Random
 
 from .network import Network
 
+__all__ = ["ARCH", "deep3d_identifiable_body", "certify_deep3d"]
+
 ARCH = (3, 4, 3, 2, 1)
 
 
