@@ -358,8 +358,8 @@ def _twists(C: _Ctx, lam, tries=3000):
             rho = [-sum(lam[j] * C.t[j][a] for j in range(4) if not s[j]) for a in range(4)]
             scale = Q(1, 1000) / max(abs(v) for v in dl)
             X = [[a + i * scale * d for a, d in zip(x, dl)] for i in range(4)]
-            if not any(_val(rho, y) for y in X) or any(
-                    _val(g[r], X[0]) * _val(rho, X[1]) == _val(g[r], X[1]) * _val(rho, X[0]) for r in range(3) if r != k):
+            if not any(_val(rho, y) for y in X) or any(_val(g[r], X[0]) * _val(rho, X[1]) == _val(g[r], X[1])
+                                                       * _val(rho, X[0]) for r in range(3) if r != k):
                 continue
             toks = []
             for y in X:
@@ -441,7 +441,8 @@ def _layers(C: _Ctx, tries=6000):
                 if not unknown or not all((m, i) in K for m in range(2) for i in J):
                     continue
                 rows = eqs.get(j, []) + [[W4[m] if pre[7 + m] > 0 else Q(0) for m in range(2)]]
-                if rank([[r[m] for m in unknown] for r in rows]) > rank([[r[m] for m in unknown] for r in eqs.get(j, [])]):
+                old = rank([[r[m] for m in unknown] for r in eqs.get(j, [])])
+                if rank([[r[m] for m in unknown] for r in rows]) > old:
                     eqs[j] = rows
                     lines.append("jump " + _pt(y))
                     progress = True
