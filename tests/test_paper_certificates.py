@@ -5,7 +5,8 @@ separate process, bound to its network file) and its conclusion must be the one 
 ``manifest.json``; theta' files are re-verified with exactnet (same function at random rational
 points, different canonical form); the cheap entries are regenerated with
 ``scripts/make_paper_certificates.py`` and must equal the stored text byte for byte.
-Missing results (IDENTIFIABLE for (3,4,3,2,1), which no rule covers) must be declared in the manifest.
+Missing results (IDENTIFIABLE for the random (3,4,3,2,1) network, whose rule deep-3d hypotheses fail)
+must be declared in the manifest.
 """
 
 import importlib.util
