@@ -7,7 +7,8 @@ The verdict is one of
 * ``IDENTIFIABLE``: the fibre is the orbit (one hidden layer: :mod:`exactnet.shallow`; two
   hidden layers when the hypotheses of rule deep-2 hold: :mod:`exactnet.deep_identifiable`; three
   or more hidden layers, width 2 in all but the last two, by rules deep-3 and deep-n:
-  :mod:`exactnet.deep3_identifiable`);
+  :mod:`exactnet.deep3_identifiable`; the architecture (3,4,3,2,1) by rule deep-3d:
+  :mod:`exactnet.deep3d_identifiable`);
 * ``LOCALLY-IDENTIFIABLE``: the Jacobian has rank ``D - N`` at points inside activation
   regions, so no other parameter of the fibre is near ``theta`` (:mod:`exactnet.fdim`);
 * ``UNDECIDED``: with the reason. This says nothing about the network.
@@ -240,6 +241,7 @@ STAGES = {
     "certify_shallow": "one hidden layer: the complete answer",
     "certify_deep": "two hidden layers: rule deep-2",
     "certify_deep3": "width 2 in all hidden layers but the last two: rules deep-3, deep-n",
+    "certify_deep3d": "architecture (3,4,3,2,1): rule deep-3d",
     "_sign_symmetry": "sign facts on the whole input space (exact LP)",
     "_fibre_symmetry": "exact fibre search",
     "certify_local": "Jacobian rank (functional dimension)",
@@ -252,7 +254,8 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
     ``progress(stage)`` is called before each attempt with its name from :data:`STAGES`, and
     with ``"checking the certificate"`` before the independent checker runs."""
     reasons: list[str] = []
-    if net.depth > 3 and not covers_architecture(net.architecture):
+    deep3d = tuple(net.architecture) == (3, 4, 3, 2, 1)
+    if net.depth > 3 and not covers_architecture(net.architecture) and not deep3d:
         reasons.append("no proven global rule for this architecture (deep networks: rules deep-3 and deep-n need "
                        "width 2 in every hidden layer but the last two)")
     # the rule stage and the fibre search both need canonical_map(net): compute it at most once
@@ -272,6 +275,10 @@ def certify(net: Network, progress: Callable[[str], None] | None = None) -> Cert
         from .deep3_identifiable import certify_deep3
 
         attempts.append(certify_deep3)
+    if deep3d and _have("deep3d_identifiable"):
+        from .deep3d_identifiable import certify_deep3d
+
+        attempts.append(certify_deep3d)
     if _have("sign_symmetry") and _have("equivalence"):
         attempts.append(_sign_symmetry)
     if _have("fibre_search"):

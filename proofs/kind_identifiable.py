@@ -5,6 +5,7 @@ from math import lcm, prod
 
 from proofs.check import Malformed, Net, Z, dot, eliminate, forward, hidden_forms, hidden_pre, ints, local_affine
 from proofs.check import no_flip_set, qs, rank, require, wellformed
+from proofs.rule_deep3d import deep_3d
 
 MAX_MODE_CONFIGS = 2 ** 12
 MAX_NODES = 50000
@@ -287,7 +288,7 @@ def deep_2(cert, body, levels=0):
 
 RULES = {"shallow-1": _shallow_1, "shallow-2": _shallow_2, "deep-2": deep_2,
          "deep-3": lambda cert, body: deep_2(cert, body, 1),
-         "deep-n": lambda cert, body: deep_2(cert, body, max(cert.network.depth - 3, 1))}
+         "deep-n": lambda cert, body: deep_2(cert, body, max(cert.network.depth - 3, 1)), "deep-3d": deep_3d}
 
 def check(cert):
     ln, t = cert.body[0] if cert.body else (0, [""])

@@ -13,12 +13,13 @@ recorded as missing, never dropped.
 Sections (issue 6, requirement 3):
 
 1. ``LOCALLY-IDENTIFIABLE`` (functional dimension ``D - N``) for six architectures, and
-   ``IDENTIFIABLE`` for the four with two hidden layers (rule deep-2); for ``(3,4,3,2,1)`` the
-   ``IDENTIFIABLE`` certificate is missing (no global theorem covers it in this version).
+   ``IDENTIFIABLE`` for the four with two hidden layers (rule deep-2); for the random ``(3,4,3,2,1)`` network
+   the ``IDENTIFIABLE`` certificate is missing (rule deep-3d's hypotheses fail for it).
 1b. ``(2,2,2,2,1)``: the network ``examples/identifiable_2-2-2-2-1.json`` with ``IDENTIFIABLE``
    (rule deep-3) and ``LOCALLY-IDENTIFIABLE`` certificates; beyond the paper's list, the four-hidden-layer
    ``examples/identifiable_2-2-2-2-3-1.json`` with ``IDENTIFIABLE`` (rule deep-n), and the input-width-3
-   ``examples/identifiable_3-2-2-2-1.json`` with ``IDENTIFIABLE`` (rule deep-3, Lemma R).
+   ``examples/identifiable_3-2-2-2-1.json`` with ``IDENTIFIABLE`` (rule deep-3, Lemma R), and the
+   ``(3,4,3,2,1)`` network ``examples/identifiable_3-4-3-2-1.json`` with ``IDENTIFIABLE`` (rule deep-3d).
 2. Minimal and not identifiable: examples A and B (``HIDDEN-SYMMETRY``).
 3. Width-1 family ``(2,1,1,1)``: 20 seeded samples, each with its ``HIDDEN-SYMMETRY`` witness.
 4. Depth: a ``(2,2,2,2,1)`` network with a ``NOT-SHALLOW`` certificate.
@@ -55,11 +56,14 @@ IDENTIFIABLE_MISSING = (
     "IDENTIFIABLE certificate missing: this version proves global identifiability for two hidden layers "
     "(rule deep-2, proofs/lemmas/deep_identifiability.md) and for three or more hidden layers only when every "
     "hidden layer but the last two has width 2 (rules deep-3, deep-n, proofs/lemmas/deep3_identifiability.md); "
-    "only the local statement (Jacobian rank D - N) is certified"
+    "for (3,4,3,2,1), rule deep-3d (proofs/lemmas/deep3d_identifiability.md) certifies networks meeting its "
+    "hypotheses (section 1b), and this random one does not (its hypothesis (R1) fails); only the local statement "
+    "(Jacobian rank D - N) is certified"
 )
 DEEP3_EXAMPLE = "identifiable_2-2-2-2-1"
 DEEPN_EXAMPLE = "identifiable_2-2-2-2-3-1"
 WIDE_EXAMPLE = "identifiable_3-2-2-2-1"
+DEEP3D_EXAMPLE = "identifiable_3-4-3-2-1"
 
 
 def _cp(example: str, name: str) -> str:
@@ -182,19 +186,30 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
             f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
             _cp(DEEP3_EXAMPLE, f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
             how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
-        for ex, arch, how in (  # beyond the paper's list: four hidden layers; input width 3
-                (DEEPN_EXAMPLE, "(2,2,2,2,3,1)", "rule deep-n, four hidden layers,"),
-                (WIDE_EXAMPLE, "(3,2,2,2,1)", "rule deep-3 on the restriction to a coordinate plane, Lemma R of")):
+        for ex, arch, how, cheap in (  # beyond the paper's list (four hidden layers; input width 3), and its (3,4,3,2,1)
+                (DEEPN_EXAMPLE, "(2,2,2,2,3,1)", "rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md",
+                 True),
+                (WIDE_EXAMPLE, "(3,2,2,2,1)", "rule deep-3 on the restriction to a coordinate plane, Lemma R of "
+                 "proofs/lemmas/deep3_identifiability.md", True),
+                (DEEP3D_EXAMPLE, "(3,4,3,2,1)", "rule deep-3d, proofs/lemmas/deep3d_identifiability.md", False)):
             src = ROOT / "examples" / f"{ex}.json"
             net = load_network(str(src))
             entries.append(_certify_entry(
                 files, f"{ex}_example", net, "IDENTIFIABLE",
-                f"theta of {arch} is identifiable: every theta' of the architecture computing f is in its orbit "
-                f"({how} proofs/lemmas/deep3_identifiability.md)",
+                f"theta of {arch} is identifiable: every theta' of the architecture computing f is in its orbit ({how})",
                 _cp(ex, f"{ex}_example"),
                 net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{ex}.json",
                 D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
-                cheap=True))
+                cheap=cheap))
+        src = ROOT / "examples" / f"{DEEP3D_EXAMPLE}.json"  # the (3,4,3,2,1) theta: also its local certificate
+        net = load_network(str(src))
+        D, N = net.num_parameters, net.num_hidden
+        entries.append(_certify_entry(
+            files, f"local_{_slug('3,4,3,2,1')}_example", net, "LOCALLY-IDENTIFIABLE",
+            f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
+            _cp(DEEP3D_EXAMPLE, f"local_{_slug('3,4,3,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
+            how=_certify_local, cmd="fdim {net} --certificate {cert}", section="deep3",
+            source=f"examples/{DEEP3D_EXAMPLE}.json", D=D, N=N, functional_dimension=D - N, cheap=False))
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):
@@ -270,8 +285,8 @@ def _readme(manifest: dict) -> str:
          f"Random networks: `{manifest['random_law']}` (same as `exactnet random --max-num {MAX_NUM} --max-den {MAX_DEN}`).",
          ""]
     titles = {"local": "1. Local identifiability, functional dimension D - N",
-              "deep3": "1b. Three and four hidden layers: identifiable (2,2,2,2,1), (2,2,2,2,3,1) and (3,2,2,2,1) "
-                       "networks (rules deep-3, deep-n; Lemma R for input width 3)",
+              "deep3": "1b. Three and four hidden layers: identifiable (2,2,2,2,1), (2,2,2,2,3,1), (3,2,2,2,1) and "
+                       "(3,4,3,2,1) networks (rules deep-3, deep-n; Lemma R for input width 3; deep-3d)",
               "minimal": "2. Minimal and not identifiable",
               "width1": "3. Width-1 family (2,1,1,1): no identifiable parameter among 20 samples",
               "depth": "4. Depth: NOT-SHALLOW"}

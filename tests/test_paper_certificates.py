@@ -5,7 +5,8 @@ separate process, bound to its network file) and its conclusion must be the one 
 ``manifest.json``; theta' files are re-verified with exactnet (same function at random rational
 points, different canonical form); the cheap entries are regenerated with
 ``scripts/make_paper_certificates.py`` and must equal the stored text byte for byte.
-Missing results (IDENTIFIABLE for (3,4,3,2,1), which no rule covers) must be declared in the manifest.
+Missing results (IDENTIFIABLE for the random (3,4,3,2,1) network, whose rule deep-3d hypotheses fail)
+must be declared in the manifest.
 """
 
 import importlib.util
@@ -88,16 +89,17 @@ def test_sections_are_complete_and_missing_results_declared():
             assert e["expected"] in ("IDENTIFIABLE", "LOCALLY-IDENTIFIABLE") and e["status"] == "ok"
         elif net.architecture[:2] == (2, 2):  # (2,2,2,2,1): rule deep-3, for the network of section deep3
             assert e["network"] not in missing_ident
-        else:  # (3,4,3,2,1): no global theorem, declared missing
+        else:  # the random (3,4,3,2,1): rule deep-3d's hypotheses fail for it, declared missing
             assert net.depth > 3 and e["network"] in missing_ident
     ident = {tuple(e["architecture"]) for e in secs["local"] + secs["deep3"] if e.get("conclusion") == "IDENTIFIABLE"}
-    # the paper's five, and beyond its list the four-hidden-layer example of rule deep-n and the input-width-3
-    # example of rule deep-3 (Lemma R)
+    # the paper's six (the (3,4,3,2,1) one for the example network of rule deep-3d), and beyond its list the
+    # four-hidden-layer example of rule deep-n and the input-width-3 example of rule deep-3 (Lemma R)
     assert ident == {(2, 2, 2, 1), (2, 3, 3, 1), (3, 2, 2, 1), (2, 2, 2, 2), (2, 2, 2, 2, 1), (2, 2, 2, 2, 3, 1),
-                     (3, 2, 2, 2, 1)}
-    pair = [e for e in secs["deep3"] if tuple(e["architecture"]) == (2, 2, 2, 2, 1)]
-    deep3 = {e["conclusion"]: open(_path(e["network"])).read() for e in pair}  # one theta, both claims
-    assert set(deep3) == {"IDENTIFIABLE", "LOCALLY-IDENTIFIABLE"} and len(set(deep3.values())) == 1
+                     (3, 2, 2, 2, 1), (3, 4, 3, 2, 1)}
+    for arch in ((2, 2, 2, 2, 1), (3, 4, 3, 2, 1)):  # rules deep-3, deep-3d: one theta, both claims
+        pair = [e for e in secs["deep3"] if tuple(e["architecture"]) == arch]
+        deep3 = {e["conclusion"]: open(_path(e["network"])).read() for e in pair}
+        assert set(deep3) == {"IDENTIFIABLE", "LOCALLY-IDENTIFIABLE"} and len(set(deep3.values())) == 1, arch
     assert {m["architecture"] for m in MANIFEST["missing"] if m["kind"] == "IDENTIFIABLE"} == {"3,4,3,2,1"}
     assert len(secs["width1"]) == 20
     assert all(tuple(e["architecture"]) == (2, 1, 1, 1) for e in secs["width1"])
