@@ -8,7 +8,7 @@
 * docs/research/theta_3-4-3-2-1_whole_planes.json is not certified (its bend points in C+ lie on two
   planes, so (P+) fails);
 * an independent exact fibre search finds nothing outside theta_off's orbit;
-* a permuted and rescaled copy of theta_off is certified too.
+* a permuted and rescaled copy of theta_off is certified too (slow suite, as is theta'' in its own right).
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ import os
 import random
 from fractions import Fraction
 
+import pytest
+
 from exactnet.certificate import check_certificate_text, write_certificate
 from exactnet.certify import certify
-from exactnet.fasteval import evaluate_batch_fast
 from exactnet.deep3d_identifiable import certify_deep3d, deep3d_identifiable_body
 from exactnet.fibre_search import search_fibre
 from exactnet.netio import load_network
@@ -110,7 +111,13 @@ def test_the_certificate_is_about_its_network():
     assert evaluate_batch_fast(net, outside) != evaluate_batch_fast(other, outside)
     assert not _checked(other, body).verified
     assert not _checked(random_network((3, 4, 3, 2, 1), 1), body).verified
-    own, why = deep3d_identifiable_body(other)  # theta'' is certified in its own right (a different f)
+
+
+@pytest.mark.slow
+def test_the_shifted_network_is_certified_in_its_own_right():
+    """theta'' (a different function from theta_off's, equal to it on C+ only) has its own certificate."""
+    other = _shifted(load_network(EXAMPLE))
+    own, why = deep3d_identifiable_body(other)
     assert own is not None and _checked(other, own).verified, why
 
 
@@ -131,6 +138,7 @@ def test_fibre_search_finds_nothing_for_theta_off():
     assert not search_fibre(net, first_only=False).found
 
 
+@pytest.mark.slow
 def test_an_orbit_copy_is_certified_too():
     net = load_network(EXAMPLE)
     other = random_orbit_element(net, random.Random(3))
