@@ -9,6 +9,7 @@ from proofs.rule_deep3d import deep_3d
 
 MAX_MODE_CONFIGS = 2 ** 12
 MAX_NODES = 50000
+MAX_POINTS = 48  # distinct bend points in a cover search (its set-up costs about |P|^n0 ranks)
 MAX_MODULUS = 16  # neurons dropped by one 'exclude modulus' step (2^16 residues at most)
 
 def _classes(net, ln, name):
@@ -128,6 +129,7 @@ def _bend(net, ln, t):
 
 def _covers(n0, n1, P, ln0):
     """Lemma C: the tight covers by n1 hyperplanes, as lists of spanning point tuples (E_COVER if one is free)."""
+    require(len(P) <= MAX_POINTS, "E_LIMIT", ln0, f"cover search limited to {MAX_POINTS} bend points")
     flats, found, nodes = [{} for _ in P], [], [0]
     for i, p in enumerate(P):
         for k in range(n0):

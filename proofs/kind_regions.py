@@ -21,16 +21,16 @@ def verify_net(net, body):
     ln, toks = next(it, (ln, []))
     bad(len(toks) == 2 and toks[0] == "cells", ln, "expected 'cells K'")
     K = ints(toks[1:], ln, True)[0]
-    pats, pts, forced, facets, cells = [None] * K, [None] * K, {}, [], []
+    pats, pts, forced, facets, cells = {}, {}, {}, [], []  # dicts: K is not trusted before the lines are read
     for ln, toks in it:
         bad(len(toks) >= 2, ln, "short line")
         kw, I = toks[0], ints(toks[1:2], ln, True)[0]
         bad(I < K, ln, "cell index out of range", "E_INDEX")
         if kw == "cell":
-            bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and pats[I] is None, ln, "bad cell line")
+            bad(len(toks) == 2 + N and set(toks[2:]) <= {"0", "1"} and I not in pats, ln, "bad cell line")
             pats[I], cells = tuple(int(t) for t in toks[2:]), cells + [(ln, I)]
         elif kw == "point":
-            bad(len(toks) == 2 + n and pts[I] is None, ln, "bad or repeated point line")
+            bad(len(toks) == 2 + n and I not in pts, ln, "bad or repeated point line")
             pts[I] = (ln, qs(toks[2:], ln, "E_NUMBER"))
         elif kw == "forced":
             bad(len(toks) >= 5 and (len(toks) - 5) % 4 == 0, ln, "bad forced line")
@@ -46,7 +46,8 @@ def verify_net(net, body):
             facets.append((ln, kw, I, ints(toks[2:m], ln, True), qs(toks[m:], ln, "E_NUMBER")))
         else:
             bad(False, ln, f"unknown keyword {kw!r}")
-    bad(None not in pats and None not in pts, ln, "a cell without cell or point line", "E_MISSING")
+    bad(len(pats) == len(pts) == K, ln, "a cell without cell or point line", "E_MISSING")
+    pats, pts = [pats[I] for I in range(K)], [pts[I] for I in range(K)]
     require(len(set(pats)) == K > 0, "E_DUPLICATE", ln, "no cell, or two cells with one pattern")
     # sgn[I][k]: the signed local pre-activation s_k(P_I) g_k of cell I, as (gradient, constant)
     sgn = [[(g, c) if p else ([-v for v in g], -c) for p, (g, c) in zip(P, hidden_forms(net, P))] for P in pats]
