@@ -8,7 +8,9 @@
 * docs/research/theta_3-4-3-2-1_whole_planes.json is not certified (its bend points in C+ lie on two
   planes, so (P+) fails);
 * an independent exact fibre search finds nothing outside theta_off's orbit;
-* a permuted and rescaled copy of theta_off is certified too (slow suite, as is theta'' in its own right).
+* a permuted and rescaled copy of theta_off is certified too.
+Each certification takes 15 to 20 s and each check about 5 s, so all but the first, the mutants, the
+whole-planes network, the scope and the fibre search run in the slow suite (``pytest -m slow``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def test_theta_off_is_certified_and_verified():
     assert {"plane", "orient", "bend", "jumpline", "obstruct", "twist", "anchor", "step"} <= kinds
 
 
+@pytest.mark.slow
 def test_certify_says_identifiable_by_rule_deep3d():
     net = load_network(EXAMPLE)
     res = certify(net)
@@ -103,6 +106,7 @@ def test_mutants_are_rejected():
         assert not chk.verified and f" {code}: " in chk.lines[1], (name, chk.lines)
 
 
+@pytest.mark.slow
 def test_the_certificate_is_about_its_network():
     net, body = _body()
     other = _shifted(net)
@@ -156,6 +160,7 @@ MEMO_LAYERS = [  # the layers memo's anchor, steps and jump step for theta_off (
 ]
 
 
+@pytest.mark.slow
 def test_the_memo_plan_with_a_jump_step_verifies_and_needs_its_jump():
     """The memo's anchor region (C_(-3), +++) needs the jump step (beta_(2,2)); without it, E_INCOMPLETE."""
     net, body = _body()
