@@ -13,6 +13,7 @@ from itertools import combinations, product
 from random import Random
 
 from .network import Network
+from .qq import q_to_fraction
 
 __all__ = ["ARCH", "deep3d_identifiable_body", "certify_deep3d"]
 
@@ -20,11 +21,12 @@ ARCH = (3, 4, 3, 2, 1)
 
 
 def _fr(v) -> Q:
-    return Q(int(v.p), int(v.q)) if hasattr(v, "p") else Q(v)
+    """The producer works in Fractions, like the checker whose helpers it calls."""
+    return q_to_fraction(v) if hasattr(v, "p") else Q(v)
 
 
 def _s(v: Q) -> str:
-    return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return str(v)  # a Fraction prints canonically: "-3/4", "5"
 
 
 def _pt(x) -> str:
@@ -455,9 +457,11 @@ def _layers(C: _Ctx, tries=6000):
 
 def deep3d_identifiable_body(net: Network, seed: int = 0):
     """(body lines, None) for rule deep-3d, or (None, the reason why not)."""
-    from proofs.check import eliminate
+    from .certificate import load_checker
+
+    load_checker()  # puts the repository's proofs/ on the path: the helpers below import from it
+    from proofs.check import CheckError, eliminate
     from proofs.kind_identifiable import _covers
-    from proofs.check import CheckError
 
     if tuple(net.architecture) != ARCH:
         return None, "rule deep-3d is for the architecture (3,4,3,2,1) only"

@@ -169,3 +169,18 @@ def test_the_memo_plan_with_a_jump_step_verifies_and_needs_its_jump():
     assert chk.verified, chk.lines
     chk = _checked(net, head + MEMO_LAYERS[:-1])
     assert not chk.verified and " E_INCOMPLETE: " in chk.lines[1], chk.lines
+
+
+def test_the_producer_runs_outside_the_repository(tmp_path):
+    """The installed command has no repository on its path: the producer must load proofs/ itself
+    (regression: `exactnet certify` from another directory raised ModuleNotFoundError)."""
+    import subprocess
+    import sys
+
+    code = ("from exactnet.randnet import random_network\n"
+            "from exactnet.deep3d_identifiable import deep3d_identifiable_body\n"
+            "body, why = deep3d_identifiable_body(random_network((3, 4, 3, 2, 1), 3))\n"
+            "print(body is None, why)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert p.returncode == 0 and p.stdout.startswith("True"), p.stderr
