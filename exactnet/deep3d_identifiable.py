@@ -12,17 +12,14 @@ from fractions import Fraction as Q
 from itertools import combinations, product
 from random import Random
 
+from .deep_identifiable import _sgn
+from .equivalence import _fractions
+from .errors import ExactnetError
 from .network import Network
-from .qq import q_to_fraction
 
 __all__ = ["ARCH", "deep3d_identifiable_body", "certify_deep3d"]
 
 ARCH = (3, 4, 3, 2, 1)
-
-
-def _fr(v) -> Q:
-    """The producer works in Fractions, like the checker whose helpers it calls."""
-    return q_to_fraction(v) if hasattr(v, "p") else Q(v)
 
 
 def _s(v: Q) -> str:
@@ -37,17 +34,12 @@ def _cross(a, b):
     return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 
 
-def _sg(v) -> int:
-    return (v > 0) - (v < 0)
-
-
 class _Ctx:
     def __init__(self, net: Network, seed: int):
         from proofs.check import Net
 
         self.net = net
-        W = [[[_fr(v) for v in row] for row in net.weights(l)] for l in range(1, 5)]
-        b = [[_fr(v) for v in net.biases(l)] for l in range(1, 5)]
+        W, b = _fractions(net)  # the producer works in Fractions, like the checker whose helpers it calls
         self.N, self.W, self.b = Net.of(W, b), W, b
         self.N0 = Net.of(W, [[Q(0)] * len(c) for c in b])
         self.t = [list(w) + [c] for w, c in zip(W[0], b[0])]
@@ -153,19 +145,19 @@ def _eline(C: _Ctx, x, k, m):
     return (dl, [g, e0, e1]) if any(dl) else (None, None)
 
 
-def _plane_lines(net: Network) -> list[str] | None:
+def _plane_lines(C: _Ctx) -> list[str] | None:
+    """(A): the REGIONS body of the slice of f on each H_j, parametrised as the checker does."""
     from .cert_regions import regions_certificate_body
     from .regions import compute_regions, slice_network
 
     out = []
-    W1, b1 = net.weights(1), net.biases(1)
     for j in range(4):
-        w = [_fr(v) for v in W1[j]]
+        w, bj = C.W[0][j], C.b[0][j]
         i = next(a for a in range(3) if w[a])
-        p0 = [-_fr(b1[j]) / w[i] if a == i else Q(0) for a in range(3)]
+        p0 = [-bj / w[i] if a == i else Q(0) for a in range(3)]
         ds = [[Q(a == e) - (w[e] / w[i] if a == i else 0) for a in range(3)] for e in range(3) if e != i]
         pts = [p0] + [[p + d for p, d in zip(p0, dd)] for dd in ds]
-        rc = compute_regions(slice_network(net, *[[_s(v) for v in p] for p in pts]))
+        rc = compute_regions(slice_network(C.net, *[[_s(v) for v in p] for p in pts]))
         out += [f"plane {j} {line}" for line in regions_certificate_body(rc)]
     return out
 
@@ -438,7 +430,7 @@ def _layers(C: _Ctx, tries=6000):
                         lines.append(f"step {m} {_pt(y)}")
                         progress = True
             for j, y, pre in jumps:
-                J = [i for i in range(3) if i != j and _sg(pre[4 + i]) != s0[i]]
+                J = [i for i in range(3) if i != j and _sgn(pre[4 + i]) != s0[i]]
                 unknown = [m for m in range(2) if (m, j) not in K]
                 if not unknown or not all((m, i) in K for m in range(2) for i in J):
                     continue
@@ -460,14 +452,13 @@ def deep3d_identifiable_body(net: Network, seed: int = 0):
     from .certificate import load_checker
 
     load_checker()  # puts the repository's proofs/ on the path: the helpers below import from it
-    from proofs.check import CheckError, eliminate
+    from proofs.check import CheckError, eliminate, rank
     from proofs.kind_identifiable import _covers
 
     if tuple(net.architecture) != ARCH:
         return None, "rule deep-3d is for the architecture (3,4,3,2,1) only"
     C = _Ctx(net, seed)
     W1 = C.W[0]
-    from proofs.check import rank
     if not (all(map(any, W1)) and rank(W1) == 3 and all(rank([a, b]) == 2 for a, b in combinations(W1, 2))):
         return None, "(G0) fails: first-layer rows zero, proportional or of rank < 3"
     lam = [(-1) ** j * eliminate([W1[i] for i in range(4) if i != j])[1] for j in range(4)]
@@ -500,8 +491,8 @@ def deep3d_identifiable_body(net: Network, seed: int = 0):
     if lay is None:
         return None, "(L4)-(L6): no anchor with steps and jumps pinning layer 3 was found"
     try:
-        planes = _plane_lines(net)
-    except Exception as e:  # the slice engine's limits
+        planes = _plane_lines(C)
+    except ExactnetError as e:  # the slice engine's limits
         return None, f"(A): slice complexes not computed ({e})"
     return ["rule deep-3d"] + planes + orient + bends + jl + obs + tw + lay, None
 

@@ -52,7 +52,7 @@ def deep_3d(cert, body):
         S = Net.of([[[dot(r, d) for d in ds] for r in W1]] + net.W[1:],
                    [[c + dot(r, p0) for r, c in zip(W1, b[0])]] + b[1:])
         for P in verify_net(S, lines)[1]:  # a form not identically 0 is strictly signed at the point (REGIONS)
-            F = [f for f in hidden_forms(S, list(P))]
+            F = hidden_forms(S, list(P))
             require(all(k == j or any(g) or c for k, (g, c) in enumerate(F)) and cj(j, P), "E_PLANE", lines[0][0],
                     f"plane {j}: a slice cell with another identically zero neuron, or c_j = 0")
     # (R1): every flip set of the first layer is refuted on the bias-free network theta_0.
