@@ -118,7 +118,7 @@ def _line_points(C: _Ctx, rows, cons, n=3):
 def _try_bend(C: _Ctx, x, dl, normals, neurons):
     """Lemma B tokens at x (directions perpendicular to the line dl inside the given planes), or None."""
     from proofs.check import CheckError
-    from proofs.kind_identifiable import _bend
+    from proofs.bend_points import bend as _bend
 
     for n, (lay, idx), sgn in product(normals, neurons, (1, -1)):
         u = [sgn * v for v in _cross(n, dl)]
@@ -163,7 +163,7 @@ def _plane_lines(C: _Ctx) -> list[str] | None:
 
 
 def _orient(C: _Ctx, tries=4000) -> list[str] | None:
-    from proofs.kind_identifiable import _kinked
+    from proofs.bend_points import kinked as _kinked
     from proofs.check import rank
 
     W1, need, out = C.W[0], set(range(1, 16)), []
@@ -281,7 +281,7 @@ def _jumplines(C: _Ctx, tries=1500):
 
 
 def _kink_pool(C: _Ctx, box, n=400):
-    from proofs.kind_identifiable import _kinked
+    from proofs.bend_points import kinked as _kinked
 
     pool = []
     for _ in range(20 * n):
@@ -304,7 +304,7 @@ def _kink_pool(C: _Ctx, box, n=400):
 
 
 def _obstructions(C: _Ctx, P, covers, gam, box):
-    from proofs.kind_identifiable import _sides
+    from proofs.bend_points import sides as _sides
 
     on = lambda sp: any(all(_val(r, P[i]) == 0 for i in sp) for r in gam)  # noqa: E731
     wrong = [sp for sp in covers if not all(map(on, sp))]
@@ -453,7 +453,7 @@ def deep3d_identifiable_body(net: Network, seed: int = 0):
 
     load_checker()  # puts the repository's proofs/ on the path: the helpers below import from it
     from proofs.check import CheckError, eliminate, rank
-    from proofs.kind_identifiable import _covers
+    from proofs.bend_points import covers as _covers
 
     if tuple(net.architecture) != ARCH:
         return None, "rule deep-3d is for the architecture (3,4,3,2,1) only"

@@ -21,7 +21,7 @@ def check(cert):
     (lr, tr), (lp, tp) = body[:2]
     R, K = ints(tr[1:], lr)[0], ints(tp[1:], lp)[0]
     require(R == D - N, "E_RANK", lr, f"stated rank {R} is not D - N = {D - N}")
-    wellformed(K >= 1 and kws[2:2 + K] == ["point"] * K, "E_SYNTAX", lp, f"expected K >= 1 'point' lines")
+    wellformed(K >= 1 and kws[2:2 + K] == ["point"] * K, "E_SYNTAX", lp, "expected K >= 1 'point' lines")
     rest = body[2 + K:]
     wellformed(kws[2 + K:] in ([], ["rows", "cols", "det"]), "E_SYNTAX", rest[0][0] if rest else 0,
                "after the points only 'rows', 'cols', 'det' may follow")

@@ -2,6 +2,7 @@
 
 from itertools import combinations
 
+from proofs.bend_points import bend, covers, inside, kinked, points, sgn
 from proofs.check import Net, Z, dot, eliminate, hidden_forms, hidden_pre, ints, local_affine, no_flip_set, rank
 from proofs.check import require, wellformed
 from proofs.kind_regions import verify_net
@@ -16,7 +17,6 @@ def _val(f, x):
 
 def deep_3d(cert, body):
     """Theorem deep-3d: (G0), (A), (R1), (P+), (Q), (L1)-(L7) of the lemma file, in the spec's order."""
-    from proofs.kind_identifiable import _bend, _covers, _inside, _kinked, _points, _sgn
     net, ln0 = cert.network, body[0][0]
     require(net.arch == [3, 4, 3, 2, 1], "E_DEPTH", ln0, "rule deep-3d is for the architecture (3,4,3,2,1)")
     (W1, W2, W3, W4), b = net.W, net.b
@@ -58,10 +58,10 @@ def deep_3d(cert, body):
     # (R1): every flip set of the first layer is refuted on the bias-free network theta_0.
     net0, refuted = Net.of(net.W, [[Z] * len(c) for c in b]), set()
     for ln, tk in groups["orient"]:
-        x = _points(3, ln, tk, 1)[0]
+        x = points(3, ln, tk, 1)[0]
         pre = hidden_pre(net0, x)
         zeros, p = [k for k, v in enumerate(pre) if v == 0], [int(v > 0) for v in pre]
-        require(len(zeros) == 1 and zeros[0] >= 4 and _kinked(net0, p, zeros[0]), "E_ORIENT", ln,
+        require(len(zeros) == 1 and zeros[0] >= 4 and kinked(net0, p, zeros[0]), "E_ORIENT", ln,
                 "not a kink point of the bias-free network inside a cone")
         n = hidden_forms(net0, p)[zeros[0]][0]
         for F in range(1, 16):
@@ -72,32 +72,32 @@ def deep_3d(cert, body):
     require(len(refuted) == 15, "E_ORIENT", ln0, "a flip set of the first layer is not refuted (R1)")
     # (P+), (L1), (L2): bend points in C+, no cover by 2 planes, the covers by 3 planes are theta's or obstructed.
     inC = lambda x: all(_val(r, x) > 0 for r in t)  # noqa: E731 (strictly inside C+)
-    xs = [_bend(net, ln, tk) for ln, tk in groups["bend"]]
+    xs = [bend(net, ln, tk) for ln, tk in groups["bend"]]
     require(all(map(inC, xs)), "E_BEND", ln0, "a bend point is not strictly inside C+")
     P = [x for i, x in enumerate(xs) if x not in xs[:i]]
     gam = [list(g) + [c] for g, c in local_affine(net, [1] * 9)[1]]
     require(P and all(any(g[:-1]) for g in gam) and all(rank(c) == 2 for c in combinations(gam, 2)), "E_COVER",
             ln0, "no bend points, or a form of the second layer on C+ constant or two proportional")
-    require(not _covers(3, 2, P, ln0), "E_COVER", ln0, "two planes cover the bend points (P+)")
+    require(not covers(3, 2, P, ln0), "E_COVER", ln0, "two planes cover the bend points (P+)")
     patches = []
     for ln, tk in groups["obstruct"]:
-        pts, hyps = _points(3, ln, tk[1:], ints(tk[:1], ln)[0]), set()
+        pts, hyps = points(3, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
             p = pat(y)
             zeros = [k for k, v in enumerate(hidden_pre(net, y)) if v == 0]
-            require(inC(y) and len(zeros) == 1 and _kinked(net, p, zeros[0]), "E_OBSTRUCT", ln,
+            require(inC(y) and len(zeros) == 1 and kinked(net, p, zeros[0]), "E_OBSTRUCT", ln,
                     "an obstruction point needs to be in C+, with one vanishing neuron and a kink")
             f = forms(p)[zeros[0]]
             hyps.add(tuple(v / next(a for a in f if a) for v in f))
         patches.append((pts, len(hyps)))
     on = lambda sp: any(all(_val(r, P[i]) == 0 for i in sp) for r in gam)  # noqa: E731
-    for span in _covers(3, 3, P, ln0):
-        require(all(map(on, span)) or any(nh > 2 and _inside(P, span, pts) for pts, nh in patches), "E_COVER",
+    for span in covers(3, 3, P, ln0):
+        require(all(map(on, span)) or any(nh > 2 and inside(P, span, pts) for pts, nh in patches), "E_COVER",
                 ln0, "a cover of the bend points by three planes other than theta's is not obstructed")
     # (Q): jump lines of c_j in the faces F_j.
     lines = {j: [] for j in range(4)}
     for ln, tk in groups["jumpline"]:
-        (j, lay, idx), y = ints(tk[:3], ln), _points(3, ln, tk[3:], 1)[0]
+        (j, lay, idx), y = ints(tk[:3], ln), points(3, ln, tk[3:], 1)[0]
         pre, nu = hidden_pre(net, y), 4 + 3 * (lay == 3) + idx
         p = [int(v > 0) for v in pre]
         ok = j < 4 and lay in (2, 3) and idx < net.arch[lay] and pre[j] == 0 and all(
@@ -113,24 +113,24 @@ def deep_3d(cert, body):
     # (L3): four collinear bend points in one cell kill the twist kappa_k.
     for k in range(3):
         tw = [(ln, tk[1:]) for ln, tk in groups["twist"] if tk[0] == str(k)]
-        xs = [_bend(net, ln, tk) for ln, tk in tw]
+        xs = [bend(net, ln, tk) for ln, tk in tw]
         X = [x for i, x in enumerate(xs) if x not in xs[:i]]
-        s = [_sgn(_val(r, X[0])) for r in t] if X else [0] * 4
+        s = [sgn(_val(r, X[0])) for r in t] if X else [0] * 4
         g = [list(a) + [c] for a, c in local_affine(net, [int(v > 0) for v in s] + [0] * 5)[1]] * (0 not in s)
         rho = [-sum(lam[j] * t[j][a] for j in range(4) if s[j] < 0) for a in range(4)]
         require(len(X) >= 4 and g and rank([[a - c for a, c in zip(x, X[0])] for x in X[1:]]) == 1
-                and all([_sgn(_val(r, x)) for r in t] == s and _val(g[k], x) == 0 for x in X)
+                and all([sgn(_val(r, x)) for r in t] == s and _val(g[k], x) == 0 for x in X)
                 and any(_val(rho, x) for x in X) and all(_val(g[r], X[0]) * _val(rho, X[1]) != _val(g[r], X[1])
                                                          * _val(rho, X[0]) for r in range(3) if r != k),
                 "E_TWIST", tw[-1][0] if tw else ln0, f"the twist witness for second-layer neuron {k} fails (L3)")
     # (L4), (L5): the anchor region R0.
     ln, tk = groups["anchor"][0]
-    z = _points(3, ln, tk, 2)
+    z = points(3, ln, tk, 2)
     pre = [hidden_pre(net, y) for y in z]
     p0 = pat(z[0])
     eta, g0 = forms(p0)[7:9], forms(p0)[4:7]
-    s0 = [_sgn(v) for v in pre[0][4:7]]
-    require(all(0 not in v[:7] and [_sgn(a) for a in v[:7]] == [_sgn(a) for a in pre[0][:7]] for v in pre)
+    s0 = [sgn(v) for v in pre[0][4:7]]
+    require(all(0 not in v[:7] and [sgn(a) for a in v[:7]] == [sgn(a) for a in pre[0][:7]] for v in pre)
             and all(_val(eta[m], z[m]) == 0 and any(eta[m][:3]) and W4[m] for m in range(2))
             and rank(eta) == 2 and rank([r[:3] for r in g0]) == 3, "E_ANCHOR", ln, "the anchor fails (L4)")
     no_flip_set([[W4[m] * v for v in eta[m][:3]] for m in range(2)], ln, "flip-set search limited to",
@@ -139,9 +139,9 @@ def deep_3d(cert, body):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            y = _points(3, ln, tk[1:], 1)[0]
+            y = points(3, ln, tk[1:], 1)[0]
             pre = hidden_pre(net, y)
-            s, F = [_sgn(v) for v in pre], forms(pat(y))
+            s, F = [sgn(v) for v in pre], forms(pat(y))
             ok = 0 not in s[:4] + s[7:9] and s[4:7].count(0) == 1
             j = s[4:7].index(0) if ok else 0
             J = [i for i in range(3) if i != j and s[4 + i] != s0[i]]
@@ -153,13 +153,13 @@ def deep_3d(cert, body):
             if rank([[r[m] for m in unknown] for r in rows]) == len(unknown):
                 K |= {(m, j) for m in unknown}
             continue
-        m, y = ints(tk[1:2], ln)[0], _points(3, ln, tk[2:], 1)[0]
+        m, y = ints(tk[1:2], ln)[0], points(3, ln, tk[2:], 1)[0]
         pre = hidden_pre(net, y)
         F = forms(pat(y))
         g, e = F[4:7], F[7:9]
         require(m < 2 and 0 not in pre[:7] and pre[7 + m] == 0 and any(e[m][:3]) and rank(e) == 2 and W4[m],
                 "E_STEP", ln, f"not on a separate visible piece of third-layer neuron {m} inside a region")
-        J = [k for k in range(3) if _sgn(pre[4 + k]) != s0[k]]
+        J = [k for k in range(3) if sgn(pre[4 + k]) != s0[k]]
         for r in range(2):
             T = [g[k] for k in J if (r, k) not in K]
             base = rank(T + [e[m]])

@@ -246,7 +246,7 @@ def test_the_sharper_pruning_bound_changes_no_cover(seed):
     from fractions import Fraction
 
     from proofs.check import CheckError
-    from proofs.kind_identifiable import _covers as checker_covers
+    from proofs.bend_points import covers as checker_covers
 
     most = max(len(c) for opts in di._flats(P).values() for c, _ in opts)
     new, old = di._covers(P, n1), di._covers(P, n1, fit=lambda left, k: len(left) <= k * most)
