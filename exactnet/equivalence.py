@@ -294,12 +294,13 @@ def orbit_body(a: Network, b: Network) -> list[str] | None:
 def verify_equivalent_body(a: Network, b: Network, body: list[str]) -> int:
     """Run the checker's EQUIVALENT rule (raises CertificateError when it rejects)."""
     ke = _checker()
-
-    def fail(kind, code, ln, msg):
-        raise CertificateError(f"{code}: {msg} (body line {ln})")
+    from proofs.check import CheckError, Net
 
     (Wf, bf), (Wg, bg) = _fractions(a), _fractions(b)
-    return ke.verify(Wf, bf, Wg, bg, [(k, line.split(" ")) for k, line in enumerate(body, 1)], fail)
+    try:
+        return ke.verify_pair(Net.of(Wf, bf), Net.of(Wg, bg), [(k, line.split(" ")) for k, line in enumerate(body, 1)])
+    except CheckError as e:
+        raise CertificateError(f"{e.code}: {e.msg} (body line {e.lineno})") from None
 
 
 def not_equivalent_body(a: Network, b: Network, w) -> list[str]:

@@ -39,13 +39,6 @@ def require(cond, code, lineno, msg, error=Reject):
 def wellformed(cond, code, lineno, msg):
     require(cond, code, lineno, msg, Malformed)
 
-def trap(fail, fn, *args):
-    """``fn(*args)``; a CheckError goes to fail('reject' or 'malformed', code, lineno, msg) (for exactnet)."""
-    try:
-        return fn(*args)
-    except CheckError as e:
-        fail("reject" if isinstance(e, Reject) else "malformed", e.code, e.lineno, e.msg)
-
 def q(token, lineno=0, limit="E_LIMIT"):
     """Strict canonical rational -> Fraction (reduced, no '/1', no '-0', digit limit: reason code ``limit``)."""
     wellformed(isinstance(token, str) and _RAT.match(token), "E_NUMBER", lineno, f"not canonical: {token!r}")

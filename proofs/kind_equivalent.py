@@ -1,7 +1,7 @@
 """Kind EQUIVALENT (proofs/spec-1.0-equivalent.md, proofs/lemmas/equivalent.md): REGIONS body of f - g or orbit."""
 
 from proofs import kind_regions
-from proofs.check import Net, Z, eye, ints, local_affine, qs, require, trap, wellformed
+from proofs.check import Net, Z, eye, ints, local_affine, qs, require, wellformed
 
 def _pad(Ws, bs, H):
     """Pad to H hidden layers, same function (lemma, (P0)-(P2)); Wx + b becomes relu(Wx + b) - relu(-Wx - b)."""
@@ -55,10 +55,6 @@ def verify_pair(f, g, body):
         require(not any(any(a) or c for a, c in local_affine(h, pats[I])[-1]), "E_NONZERO", ln,
                 f"the difference is not zero on cell {I}")
     return len(pats)
-
-def verify(Wf, bf, Wg, bg, body, fail):
-    """Verify ``f = g`` on the body's domain; returns the number of cells (errors go to ``fail``)."""
-    return trap(fail, verify_pair, Net.of(Wf, bf), Net.of(Wg, bg), body)
 
 def check(cert):
     verify_pair(cert.network, cert.other, cert.body)

@@ -1,6 +1,6 @@
 """Kind REGIONS (proofs/spec-1.0-regions.md, proofs/lemmas/regions.md); checks every claim, never searches."""
 
-from proofs.check import Net, Z, dot, eye, hidden_forms, ints, q, qs, rank, require, trap, wellformed
+from proofs.check import Z, dot, eye, hidden_forms, ints, q, qs, rank, require, wellformed
 
 def verify_net(net, body):
     """Verify a REGIONS body for the ``check.Net`` net; returns its cell lines [(lineno, I)] and patterns."""
@@ -85,10 +85,6 @@ def verify_net(net, body):
             kw != "facet" or pats[J][k] != pats[I][k] and all(dot(g, w) + c >= 0 for g, c in sgn[J])),
             "E_FACET", fln, "witness not inside the facet, or not in a neighbour across it")
     return cells, pats
-
-def verify(Ws, bs, body, fail):
-    """``verify_net`` for Fraction lists Ws[l-1] = W_l, bs[l-1] = b_l: K, or fail(kind, code, ln, msg)."""
-    return trap(fail, lambda: len(verify_net(Net.of(Ws, bs), body)[1]))
 
 def check(cert):
     verify_net(cert.network, cert.body)

@@ -226,7 +226,8 @@ from exactnet.cert_regions import regions_certificate_body
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from proofs.kind_regions import verify  # noqa: E402
+from proofs.check import CheckError, Net  # noqa: E402
+from proofs.kind_regions import verify_net  # noqa: E402
 
 
 class _Bad(Exception):
@@ -235,6 +236,14 @@ class _Bad(Exception):
 
 def _fail(kind, code, ln, msg):
     raise _Bad(kind, code)
+
+
+def verify(Ws, bs, body, fail):
+    """The checker's REGIONS verification of ``body`` for the Fraction layers: the number of cells, or fail(...)."""
+    try:
+        return len(verify_net(Net.of(Ws, bs), body)[1])
+    except CheckError as e:
+        fail(type(e).__name__, e.code, e.lineno, e.msg)
 
 
 def _fr(net):
