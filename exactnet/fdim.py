@@ -793,19 +793,27 @@ def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
 
     if not S:
         return None
-    n, m, zero = len(G[0]), len(S), fmpq(0)
-    rows = [[G[k][j] for k in S] + [(-c[j]) if not infeasible else zero] for j in range(n)]
+    n, m, zero, one = len(G[0]), len(S), fmpq(0), fmpq(1)
+    # the columns of M are G_S's rows (and -c, or the ones of sum lam = 1): built by rows, transposed in C
     if infeasible:
-        rows.append([fmpq(1)] * m + [fmpq(1)])
-    M = fmpq_mat(rows)
+        M = fmpq_mat([list(G[k]) + [one] for k in S] + [[zero] * n + [one]]).transpose()
+    else:
+        M = fmpq_mat([G[k] for k in S] + [[-x for x in c]]).transpose()
     E, rank = M.rref()
-    E = E.tolist()
     lam = [zero] * m
-    for i in range(rank):
-        piv = next(j for j, v in enumerate(E[i]) if v)
-        if piv == m:
-            return None  # inconsistent
-        lam[piv] = E[i][-1]
+    if rank <= m and all(E[i, i] for i in range(rank)):
+        # the usual case: the pivots of rows 0..rank-1 are columns 0..rank-1 (a row's pivot is its
+        # first nonzero entry, at column i or further right), none in the last column: read them
+        # without converting the whole matrix
+        for i in range(rank):
+            lam[i] = E[i, m]
+    else:
+        E = E.tolist()
+        for i in range(rank):
+            piv = next(j for j, v in enumerate(E[i]) if v)
+            if piv == m:
+                return None  # inconsistent
+            lam[piv] = E[i][-1]
     if any(v < 0 for v in lam):
         return None
     # re-check the identity exactly, independently of the elimination: rows . (lam, -1) = 0 says
