@@ -34,6 +34,15 @@ the others have rank below ``D - N``). Before, the width-10 check took minutes p
 (390 s for a ``D - N = 337`` determinant of a ``(4,16,16,1)`` network) and the width-15
 determinants had more than the checker's 4,000 digits (``E_LIMIT``).
 
+Session 25 (2026-12-06, commit a4f85db against 470c451): the exact multipliers of a branch-and-bound leaf
+(``fdim._exact_multipliers``) are read from the diagonal pivots without converting the reduced matrix to lists,
+1.5x faster per check (before, ``fmpq_mat.rref`` and the conversion took 57% of a hard proof's CPU). The
+width-15 depth-6 row, seeds 0-19, each network in its own process, old and new alternating, load about 2:
+**609.7 -> 588.7 CPU s** in all, the same values and upper bounds on all 20; seed 19 stays 1108..1116 at the
+default budget (186.7 -> 179.3 CPU s; two more of its facts are proved, 29 -> 27 open). Its open facts need
+trees of about 10,000 nodes each (one pair, run alone: 10,779 nodes, 20-25 CPU s); interval bounds on a box,
+float bound tightening and other branching orders did not shrink them (measured, not kept).
+
 Latest run (2026-12-06, session 19, same machine): the default ``--lp-budget`` is now **30** CPU s
 per phase (was 10; commit 03c03dc). All nine rows at 30 (commit ddbcdc7 code, ``--lp-budget 30``,
 two processes, ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``; the machine was heavily loaded for part
