@@ -1,7 +1,7 @@
 """Global identifiability of two-hidden-layer networks: the producer of rule ``deep-2``.
 
 The theorem is in ``proofs/lemmas/deep_identifiability.md``; the checker is ``deep_2`` in
-``proofs/kind_identifiable.py``. This module looks for the data its hypotheses need, all exact:
+``proofs/rule_deep2.py``. This module looks for the data its hypotheses need, all exact:
 
 1. *bend points* ``x`` (points where the non-differentiability set of ``f`` is not a union of
    hyperplanes): where the zero set of a second-layer neuron crosses a first-layer hyperplane
@@ -39,7 +39,7 @@ __all__ = ["DeepResult", "deep_identifiable_body", "certify_deep", "certify_in_b
 Vec = list  # list of fmpq
 ZERO = fmpq(0)
 MAX_BEND_POINTS = 14   # the cover search grows like |P|^((n0-1) n1)
-COVER_NODES = 45000    # below the checker's limit of 50,000 search nodes (proofs/kind_identifiable.py)
+COVER_NODES = 45000    # below the checker's limit of 50,000 search nodes (MAX_NODES, proofs/bend_points.py)
 
 
 class DeepResult:

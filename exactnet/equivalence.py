@@ -294,7 +294,8 @@ def orbit_body(a: Network, b: Network) -> list[str] | None:
 def verify_equivalent_body(a: Network, b: Network, body: list[str]) -> int:
     """Run the checker's EQUIVALENT rule (raises CertificateError when it rejects)."""
     ke = _checker()
-    from proofs.check import CheckError, Net
+    chk = ke.require.__globals__  # the namespace of the proofs.check that kind_equivalent itself uses
+    CheckError, Net = chk["CheckError"], chk["Net"]
 
     (Wf, bf), (Wg, bg) = _fractions(a), _fractions(b)
     try:

@@ -11,7 +11,7 @@ MAX_POINTS = 48  # distinct bend points in a cover search (its set-up costs abou
 def sgn(v):
     return (v > 0) - (v < 0)
 
-def points(n0, ln, toks, k):
+def read_points(n0, ln, toks, k):
     wellformed(len(toks) == k * n0, "E_SYNTAX", ln, f"expected {k * n0} numbers, got {len(toks)}")
     return [qs(toks[i * n0:(i + 1) * n0], ln) for i in range(k)]
 

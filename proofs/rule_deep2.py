@@ -2,7 +2,7 @@
 
 from itertools import combinations
 
-from proofs.bend_points import bend, covers, inside, kinked, points, sgn, sides
+from proofs.bend_points import bend, covers, inside, kinked, read_points, sgn, sides
 from proofs.check import Net, Z, dot, forward, hidden_forms, hidden_pre, ints, local_affine
 from proofs.check import no_flip_set, rank, require, wellformed
 
@@ -54,7 +54,7 @@ def deep_2(cert, body, levels=0):
     require(P, "E_COVER", ln0, "no bend points")
     patches, kinks = [], []  # (points, number of local hyperplanes) per obstruct line; (point, local normal)
     for ln, tk in groups["obstruct"]:
-        pts, hyps = points(n0, ln, tk[1:], ints(tk[:1], ln)[0]), set()
+        pts, hyps = read_points(n0, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
             pre = hidden_pre(full, y)
             pat, zeros = [int(v > 0) for v in pre], [k for k, v in enumerate(pre) if v == 0]
@@ -90,7 +90,7 @@ def deep_2(cert, body, levels=0):
                 "a cover of the bend points other than theta's first layer is not obstructed")
     # Lemma E: the anchor cell C0.
     ln, tk = groups["anchor"][0]
-    pieces = [_piece(net, ln, "E_ANCHOR", k, z, keep) for k, z in enumerate(points(n0, ln, tk, n2))]
+    pieces = [_piece(net, ln, "E_ANCHOR", k, z, keep) for k, z in enumerate(read_points(n0, ln, tk, n2))]
     s0, g0 = pieces[0]
     require(all(s == s0 and any(row[k] for row in W3) for k, (s, _) in enumerate(pieces)), "E_ANCHOR", ln,
             "an anchor point in another cell than the first, or a zero output column")
@@ -101,7 +101,7 @@ def deep_2(cert, body, levels=0):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            y = points(n0, ln, tk[1:], 1)[0]
+            y = read_points(n0, ln, tk[1:], 1)[0]
             s, g = ([sgn(v) for v in z] for z in forward(net, y)[0][:2])  # two layers
             require(keep(y) and s.count(0) == 1 and 0 not in g and all(
                 (k, i) in K for k in range(n2) for i in range(n1) if s[i] == -s0[i]), "E_JUMP", ln,
@@ -113,7 +113,7 @@ def deep_2(cert, body, levels=0):
                 K |= {(k, j) for k in unknown}
             continue
         k = ints(tk[1:2], ln)[0]
-        s, g = _piece(net, ln, "E_STEP", k, points(n0, ln, tk[2:], 1)[0], keep)
+        s, g = _piece(net, ln, "E_STEP", k, read_points(n0, ln, tk[2:], 1)[0], keep)
         J = [j for j in range(n1) if s[j] != s0[j]]
         for r in range(n2):
             T = [t[j] for j in J if (r, j) not in K]
@@ -128,7 +128,9 @@ def deep_2(cert, body, levels=0):
         no_flip_set(u, ln0, "flip-set search limited to", "a layer has a flip set")
 
 def deep_3(cert, body):
+    """Rule deep-3: deep-2 once the width-2 first hidden layer is merged (lemmas/deep3_identifiability.md)."""
     deep_2(cert, body, 1)
 
 def deep_n(cert, body):
+    """Rule deep-n: the same, every width-2 layer but the last two hidden layers merged, level by level."""
     deep_2(cert, body, max(cert.network.depth - 3, 1))

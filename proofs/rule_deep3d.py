@@ -2,7 +2,7 @@
 
 from itertools import combinations
 
-from proofs.bend_points import bend, covers, inside, kinked, points, sgn
+from proofs.bend_points import bend, covers, inside, kinked, read_points, sgn
 from proofs.check import Net, Z, dot, eliminate, hidden_forms, hidden_pre, ints, local_affine, no_flip_set, rank
 from proofs.check import require, wellformed
 from proofs.kind_regions import verify_net
@@ -58,7 +58,7 @@ def deep_3d(cert, body):
     # (R1): every flip set of the first layer is refuted on the bias-free network theta_0.
     net0, refuted = Net.of(net.W, [[Z] * len(c) for c in b]), set()
     for ln, tk in groups["orient"]:
-        x = points(3, ln, tk, 1)[0]
+        x = read_points(3, ln, tk, 1)[0]
         pre = hidden_pre(net0, x)
         zeros, p = [k for k, v in enumerate(pre) if v == 0], [int(v > 0) for v in pre]
         require(len(zeros) == 1 and zeros[0] >= 4 and kinked(net0, p, zeros[0]), "E_ORIENT", ln,
@@ -81,7 +81,7 @@ def deep_3d(cert, body):
     require(not covers(3, 2, P, ln0), "E_COVER", ln0, "two planes cover the bend points (P+)")
     patches = []
     for ln, tk in groups["obstruct"]:
-        pts, hyps = points(3, ln, tk[1:], ints(tk[:1], ln)[0]), set()
+        pts, hyps = read_points(3, ln, tk[1:], ints(tk[:1], ln)[0]), set()
         for y in pts:
             p = pat(y)
             zeros = [k for k, v in enumerate(hidden_pre(net, y)) if v == 0]
@@ -97,7 +97,7 @@ def deep_3d(cert, body):
     # (Q): jump lines of c_j in the faces F_j.
     lines = {j: [] for j in range(4)}
     for ln, tk in groups["jumpline"]:
-        (j, lay, idx), y = ints(tk[:3], ln), points(3, ln, tk[3:], 1)[0]
+        (j, lay, idx), y = ints(tk[:3], ln), read_points(3, ln, tk[3:], 1)[0]
         pre, nu = hidden_pre(net, y), 4 + 3 * (lay == 3) + idx
         p = [int(v > 0) for v in pre]
         ok = j < 4 and lay in (2, 3) and idx < net.arch[lay] and pre[j] == 0 and all(
@@ -125,7 +125,7 @@ def deep_3d(cert, body):
                 "E_TWIST", tw[-1][0] if tw else ln0, f"the twist witness for second-layer neuron {k} fails (L3)")
     # (L4), (L5): the anchor region R0.
     ln, tk = groups["anchor"][0]
-    z = points(3, ln, tk, 2)
+    z = read_points(3, ln, tk, 2)
     pre = [hidden_pre(net, y) for y in z]
     p0 = pat(z[0])
     eta, g0 = forms(p0)[7:9], forms(p0)[4:7]
@@ -139,7 +139,7 @@ def deep_3d(cert, body):
     K, eqs = set(), {}
     for ln, tk in groups["step"]:
         if tk[0] == "jump":
-            y = points(3, ln, tk[1:], 1)[0]
+            y = read_points(3, ln, tk[1:], 1)[0]
             pre = hidden_pre(net, y)
             s, F = [sgn(v) for v in pre], forms(pat(y))
             ok = 0 not in s[:4] + s[7:9] and s[4:7].count(0) == 1
@@ -153,7 +153,7 @@ def deep_3d(cert, body):
             if rank([[r[m] for m in unknown] for r in rows]) == len(unknown):
                 K |= {(m, j) for m in unknown}
             continue
-        m, y = ints(tk[1:2], ln)[0], points(3, ln, tk[2:], 1)[0]
+        m, y = ints(tk[1:2], ln)[0], read_points(3, ln, tk[2:], 1)[0]
         pre = hidden_pre(net, y)
         F = forms(pat(y))
         g, e = F[4:7], F[7:9]

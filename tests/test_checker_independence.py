@@ -104,8 +104,9 @@ def test_raw_lines_counter(tmp_path):
 # rule_deep2.py, rule_deep3d.py) and bend_points.py (Lemmas B, C, shared by the deep rules), so that each
 # certificate is checked by at most TRUST_BUDGET lines (below); the module headers cost 24 lines: 1,241 raw. The
 # adapters that only exactnet called (check.trap, kind_regions.verify, kind_equivalent.verify: a CheckError handed
-# to a callback) moved to their callers, which catch CheckError themselves: 1,226 raw (1,134 non-blank).
-LINE_BUDGET = 1227
+# to a callback) moved to their callers, which catch CheckError themselves: 1,226 raw (1,134 non-blank); the
+# review's docstrings for deep_3 and deep_n: 1,228 raw (1,136 non-blank).
+LINE_BUDGET = 1229
 
 
 def test_line_width():
@@ -128,22 +129,37 @@ def test_line_budget():
 # the largest such trusted base is rule deep-3d's, 629 raw lines; every certificate is checked by well under 1,000.
 TRUST_BUDGET = 700
 ROOT = os.path.dirname(PROOFS)
+sys.path.insert(0, ROOT)
 
 
 def _own_imports(module):
-    """The proofs/ modules that proofs/<module>.py imports by name (from proofs.X import ..., from proofs import X)."""
+    """The proofs/ modules that proofs/<module>.py names in an import: from proofs(.X) import, import proofs.X,
+    import_module("proofs.X") (a constant; the dispatchers' computed names are the kind and RULES tables)."""
     with open(os.path.join(PROOFS, module + ".py"), encoding="utf-8") as fh:
         tree = ast.parse(fh.read())
-    out = set()
+    names = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "proofs":
-            out |= {a.name for a in node.names} if node.module == "proofs" else {node.module.split(".")[1]}
-    return out
+        if isinstance(node, ast.ImportFrom) and node.module == "proofs":
+            names |= {"proofs." + a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            names.add(node.args[0].value)
+    return {n.split(".")[1] for n in names if n.startswith("proofs.") and n.count(".") >= 1}
+
+
+def test_own_imports_sees_every_import_form(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text("import proofs.orbit\nfrom proofs import rules\nfrom proofs.check import q\n"
+                                   "import importlib\nimportlib.import_module('proofs.kind_regions')\n")
+    monkeypatch.setattr(sys.modules[__name__], "PROOFS", str(tmp_path))
+    assert _own_imports("m") == {"orbit", "rules", "check", "kind_regions"}
 
 
 def trusted(kind, rule=None):
     """The proofs/ modules that checking a certificate of ``kind`` (and IDENTIFIABLE ``rule``) can load."""
-    sys.path.insert(0, ROOT)
     from proofs.kind_identifiable import RULES
     todo, seen = ["check", "kind_" + kind.lower().replace("-", "_")], set()
     todo += [RULES[rule].split(".")[0]] if rule else []
@@ -157,7 +173,6 @@ def trusted(kind, rule=None):
 
 def trust_table():
     """{(kind, rule or None): raw lines of its trusted modules}."""
-    sys.path.insert(0, ROOT)
     from proofs.check import KINDS
     from proofs.kind_identifiable import RULES
     pairs = [(k, None) for k in KINDS if k != "IDENTIFIABLE"] + [("IDENTIFIABLE", r) for r in RULES]
@@ -166,7 +181,6 @@ def trust_table():
 
 def test_rules_table_names_own_functions():
     """Every entry of kind_identifiable.RULES is a function defined in a proofs/ module (no other import)."""
-    sys.path.insert(0, ROOT)
     from proofs.kind_identifiable import RULES
     for rule, target in RULES.items():
         module, function = target.split(".")
@@ -179,17 +193,28 @@ def test_every_certificate_has_a_small_trusted_base():
     table = trust_table()
     assert len(table) == 13 and min(table.values()) > 250  # every kind and rule counted, check.py in each
     worst = max(table, key=table.get)
-    assert table[worst] <= TRUST_BUDGET, f"{worst}: {table[worst]} trusted raw lines (budget {TRUST_BUDGET})"
+    assert table[worst] < TRUST_BUDGET, f"{worst}: {table[worst]} trusted raw lines (budget {TRUST_BUDGET})"
 
 
-def test_readme_states_the_trusted_bases():
-    """proofs/README.md's table of trusted lines per kind and rule is the one computed here."""
+def test_readmes_state_the_trusted_bases_and_the_total():
+    """proofs/README.md's table of trusted lines per kind and rule is exactly the one computed here; its total and
+    README.md's largest trusted base are today's."""
     with open(os.path.join(PROOFS, "README.md"), encoding="utf-8") as fh:
         text = fh.read()
+    want = set()
     for (kind, rule), n in trust_table().items():
         mods = ", ".join(f"`{m}.py`" for m in sorted(trusted(kind, rule)))
-        row = f"| {kind}{' ' + rule if rule else ''} | {n} | {mods} |"
-        assert row in text, f"proofs/README.md lacks the row {row}"
+        want.add(f"| {kind}{' ' + rule if rule else ''} | {n} | {mods} |")
+    rows = {line for line in text.split("\n") if line.startswith("| ") and line.endswith(".py` |")}
+    assert rows == want, f"proofs/README.md: missing {sorted(want - rows)}, stale {sorted(rows - want)}"
+    raw = sum(raw_lines(os.path.join(PROOFS, f)) for f in _modules())
+    blank = 0
+    for f in _modules():
+        with open(os.path.join(PROOFS, f), encoding="utf-8") as fh:
+            blank += sum(not line.strip() for line in fh)
+    assert f"is {raw:,} raw lines ({raw - blank:,} non-blank)" in text
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        assert f"you read at most {max(trust_table().values())} lines" in fh.read()
 
 
 def _smallest_certificate_per_kind_and_rule():

@@ -243,7 +243,7 @@ def verify(Ws, bs, body, fail):
     try:
         return len(verify_net(Net.of(Ws, bs), body)[1])
     except CheckError as e:
-        fail(type(e).__name__, e.code, e.lineno, e.msg)
+        fail(type(e).__name__.lower(), e.code, e.lineno, e.msg)  # 'reject' or 'malformed'
 
 
 def _fr(net):
