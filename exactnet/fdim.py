@@ -783,6 +783,38 @@ def _kernel_rank_lower(vecs: list[list[fmpq]], D: int) -> int:
 
 
 # ----------------------------------------------------------------- constant signs by LP
+def _multiplier_system(G, c, S, infeasible: bool):
+    """The matrix ``M`` whose columns are ``G_S``'s rows and ``-c`` (feasible form) or, with a last row of ones
+    for ``sum lam = 1``, ``G_S``'s rows and ``0`` (empty form): ``M (lam, -1) = 0`` is the identity to solve."""
+    from flint import fmpq_mat
+
+    n, zero, one = len(G[0]), fmpq(0), fmpq(1)
+    if infeasible:  # built by rows, transposed in C
+        return fmpq_mat([list(G[k]) + [one] for k in S] + [[zero] * n + [one]]).transpose()
+    return fmpq_mat([G[k] for k in S] + [[-x for x in c]]).transpose()
+
+
+def _rref_solution(E, rank: int, m: int, scan: bool = False):
+    """The solution ``lam`` (free entries 0) of the reduced system ``E`` with ``m`` unknowns; None if inconsistent.
+
+    Usually the pivots of rows ``0..rank-1`` are columns ``0..rank-1`` (a row's pivot is its first nonzero entry,
+    at column ``i`` or further right), none in the last column: they are read without converting the matrix.
+    Otherwise (or with ``scan``) every row's pivot is looked up.
+    """
+    lam = [fmpq(0)] * m
+    if not scan and rank <= m and all(E[i, i] for i in range(rank)):
+        for i in range(rank):
+            lam[i] = E[i, m]
+        return lam
+    rows = E.tolist()
+    for i in range(rank):
+        piv = next(j for j, v in enumerate(rows[i]) if v)
+        if piv == m:
+            return None  # inconsistent
+        lam[piv] = rows[i][-1]
+    return lam
+
+
 def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
     """Exact ``lam >= 0`` supported on ``S`` proving ``c.v + c0 <= 0`` on ``{G v + g >= 0}`` (or emptiness).
 
@@ -793,27 +825,11 @@ def _exact_multipliers(G, g, c, c0, S, infeasible: bool):
 
     if not S:
         return None
-    n, m, zero, one = len(G[0]), len(S), fmpq(0), fmpq(1)
-    # the columns of M are G_S's rows (and -c, or the ones of sum lam = 1): built by rows, transposed in C
-    if infeasible:
-        M = fmpq_mat([list(G[k]) + [one] for k in S] + [[zero] * n + [one]]).transpose()
-    else:
-        M = fmpq_mat([G[k] for k in S] + [[-x for x in c]]).transpose()
-    E, rank = M.rref()
-    lam = [zero] * m
-    if rank <= m and all(E[i, i] for i in range(rank)):
-        # the usual case: the pivots of rows 0..rank-1 are columns 0..rank-1 (a row's pivot is its
-        # first nonzero entry, at column i or further right), none in the last column: read them
-        # without converting the whole matrix
-        for i in range(rank):
-            lam[i] = E[i, m]
-    else:
-        E = E.tolist()
-        for i in range(rank):
-            piv = next(j for j, v in enumerate(E[i]) if v)
-            if piv == m:
-                return None  # inconsistent
-            lam[piv] = E[i][-1]
+    m, zero = len(S), fmpq(0)
+    M = _multiplier_system(G, c, S, infeasible)
+    lam = _rref_solution(*M.rref(), m)
+    if lam is None:
+        return None
     if any(v < 0 for v in lam):
         return None
     # re-check the identity exactly, independently of the elimination: rows . (lam, -1) = 0 says
