@@ -247,21 +247,6 @@ def _fractions(net: Network):
     return Ws, bs
 
 
-def _checker():
-    try:
-        from proofs import kind_equivalent
-    except ImportError:
-        import sys
-        from pathlib import Path
-
-        root = Path(__file__).resolve().parents[1]
-        if not (root / "proofs" / "kind_equivalent.py").is_file():
-            raise CertificateError("the independent checker (proofs/) is not available") from None
-        sys.path.append(str(root))
-        from proofs import kind_equivalent
-    return kind_equivalent
-
-
 def equivalent_body(a: Network, b: Network, box=None, timeout=None, max_cells=None) -> list[str]:
     """Body lines of an EQUIVALENT certificate (a REGIONS body of ``a - b``), re-checked by the
     independent checker's rule before being returned; CertificateError if it fails."""
@@ -293,9 +278,12 @@ def orbit_body(a: Network, b: Network) -> list[str] | None:
 
 def verify_equivalent_body(a: Network, b: Network, body: list[str]) -> int:
     """Run the checker's EQUIVALENT rule (raises CertificateError when it rejects)."""
-    ke = _checker()
-    chk = ke.require.__globals__  # the namespace of the proofs.check that kind_equivalent itself uses
-    CheckError, Net = chk["CheckError"], chk["Net"]
+    from .certificate import load_checker
+
+    chk = load_checker()  # the repository's proofs/ on the path (CertificateError if absent), its check module loaded
+    from proofs import kind_equivalent as ke  # which takes its CheckError and Net from that module
+
+    CheckError, Net = chk.CheckError, chk.Net
 
     (Wf, bf), (Wg, bg) = _fractions(a), _fractions(b)
     try:

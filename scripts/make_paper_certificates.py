@@ -171,45 +171,29 @@ def build_all(only: str | None = None, local_seeds: dict | None = None) -> tuple
                 missing.append({"architecture": arch, "kind": "IDENTIFIABLE", "network": e["network"],
                                 "reason": IDENTIFIABLE_MISSING})
     if only in (None, "deep3"):
-        src = ROOT / "examples" / f"{DEEP3_EXAMPLE}.json"
-        net = load_network(str(src))
-        D, N = net.num_parameters, net.num_hidden
-        info = dict(section="deep3", source=f"examples/{DEEP3_EXAMPLE}.json", D=D, N=N, functional_dimension=D - N,
-                    cheap=True)
-        entries.append(_certify_entry(
-            files, f"{DEEP3_EXAMPLE}_example", net, "IDENTIFIABLE",
-            "theta of (2,2,2,2,1) is identifiable: every theta' of the architecture computing f is in its orbit "
-            "(rule deep-3, proofs/lemmas/deep3_identifiability.md)",
-            _cp(DEEP3_EXAMPLE, f"{DEEP3_EXAMPLE}_example"), net_text=src.read_text(encoding="utf-8"), **info))
-        entries.append(_certify_entry(
-            files, f"local_{_slug('2,2,2,2,1')}_example", net, "LOCALLY-IDENTIFIABLE",
-            f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
-            _cp(DEEP3_EXAMPLE, f"local_{_slug('2,2,2,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
-            how=_certify_local, cmd="fdim {net} --certificate {cert}", **info))
-        for ex, arch, how, cheap in (  # beyond the paper's list (four hidden layers; input width 3), and its (3,4,3,2,1)
-                (DEEPN_EXAMPLE, "(2,2,2,2,3,1)", "rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md",
-                 True),
-                (WIDE_EXAMPLE, "(3,2,2,2,1)", "rule deep-3 on the restriction to a coordinate plane, Lemma R of "
-                 "proofs/lemmas/deep3_identifiability.md", True),
-                (DEEP3D_EXAMPLE, "(3,4,3,2,1)", "rule deep-3d, proofs/lemmas/deep3d_identifiability.md", False)):
+        for ex, arch, how, cheap, local in (  # with local: the same theta also gets its LOCALLY-IDENTIFIABLE one
+                (DEEP3_EXAMPLE, "2,2,2,2,1", "rule deep-3, proofs/lemmas/deep3_identifiability.md", True, True),
+                # beyond the paper's list: four hidden layers; input width 3
+                (DEEPN_EXAMPLE, "2,2,2,2,3,1", "rule deep-n, four hidden layers, proofs/lemmas/deep3_identifiability.md",
+                 True, False),
+                (WIDE_EXAMPLE, "3,2,2,2,1", "rule deep-3 on the restriction to a coordinate plane, Lemma R of "
+                 "proofs/lemmas/deep3_identifiability.md", True, False),
+                (DEEP3D_EXAMPLE, "3,4,3,2,1", "rule deep-3d, proofs/lemmas/deep3d_identifiability.md", False, True)):
             src = ROOT / "examples" / f"{ex}.json"
             net = load_network(str(src))
+            D, N = net.num_parameters, net.num_hidden
+            info = dict(net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{ex}.json",
+                        D=D, N=N, functional_dimension=D - N, cheap=cheap)
             entries.append(_certify_entry(
                 files, f"{ex}_example", net, "IDENTIFIABLE",
-                f"theta of {arch} is identifiable: every theta' of the architecture computing f is in its orbit ({how})",
-                _cp(ex, f"{ex}_example"),
-                net_text=src.read_text(encoding="utf-8"), section="deep3", source=f"examples/{ex}.json",
-                D=net.num_parameters, N=net.num_hidden, functional_dimension=net.num_parameters - net.num_hidden,
-                cheap=cheap))
-        src = ROOT / "examples" / f"{DEEP3D_EXAMPLE}.json"  # the (3,4,3,2,1) theta: also its local certificate
-        net = load_network(str(src))
-        D, N = net.num_parameters, net.num_hidden
-        entries.append(_certify_entry(
-            files, f"local_{_slug('3,4,3,2,1')}_example", net, "LOCALLY-IDENTIFIABLE",
-            f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = {D - N}",
-            _cp(DEEP3D_EXAMPLE, f"local_{_slug('3,4,3,2,1')}_example"), net_text=src.read_text(encoding="utf-8"),
-            how=_certify_local, cmd="fdim {net} --certificate {cert}", section="deep3",
-            source=f"examples/{DEEP3D_EXAMPLE}.json", D=D, N=N, functional_dimension=D - N, cheap=False))
+                f"theta of ({arch}) is identifiable: every theta' of the architecture computing f is in its orbit ({how})",
+                _cp(ex, f"{ex}_example"), **info))
+            if local:
+                entries.append(_certify_entry(
+                    files, f"local_{_slug(arch)}_example", net, "LOCALLY-IDENTIFIABLE",
+                    f"the same theta is locally identifiable: functional dimension (Jacobian rank) = D - N = {D} - {N} = "
+                    f"{D - N}", _cp(ex, f"local_{_slug(arch)}_example"), how=_certify_local,
+                    cmd="fdim {net} --certificate {cert}", **info))
     if only in (None, "minimal"):
         for ex, proof in (("a", "proofs/lemmas/minimal_example_a.md (three pairwise non-parallel full kink lines need three hidden neurons)"),
                           ("b", "proofs/lemmas/minimal_deep_example.md (two distinct parallel kink lines need two hidden neurons)")):

@@ -25,6 +25,8 @@ def _imports(path):
                 yield "proofs"
             else:
                 yield node.module
+                if node.module == "proofs":  # from proofs import X: the module proofs.X
+                    yield from (f"proofs.{a.name}" for a in node.names)
         elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) in ("import_module", "__import__"):
             arg = node.args[0] if node.args else None
             if isinstance(arg, ast.Constant):
@@ -133,22 +135,9 @@ sys.path.insert(0, ROOT)
 
 
 def _own_imports(module):
-    """The proofs/ modules that proofs/<module>.py names in an import: from proofs(.X) import, import proofs.X,
-    import_module("proofs.X") (a constant; the dispatchers' computed names are the kind and RULES tables)."""
-    with open(os.path.join(PROOFS, module + ".py"), encoding="utf-8") as fh:
-        tree = ast.parse(fh.read())
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "proofs":
-            names |= {"proofs." + a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-        elif isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
-                and isinstance(node.args[0], ast.Constant):
-            names.add(node.args[0].value)
-    return {n.split(".")[1] for n in names if n.startswith("proofs.") and n.count(".") >= 1}
+    """The proofs/ modules that proofs/<module>.py imports, in any form ``_imports`` sees (the dispatchers'
+    computed names are the kind and RULES tables, added by ``trusted``)."""
+    return {n.split(".")[1] for n in _imports(os.path.join(PROOFS, module + ".py")) if n.startswith("proofs.")}
 
 
 def test_own_imports_sees_every_import_form(tmp_path, monkeypatch):
